@@ -1,0 +1,59 @@
+/**
+ * What authentication, versioning and rate limiting cost: GET one station with a valid key versus
+ * a no-op route of the same production app, at fixed concurrency, in the same run.
+ * Run: `npx tsx bench/api-read.ts` (builds the app on first use). Writes bench/results/api-read.json.
+ */
+import fs from "node:fs";
+import os from "node:os";
+import { startProduct } from "../e2e/fixtures/product";
+import { runLoad } from "./load";
+
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const KEYS = 40; // spread over keys so the per-key limit (1200/min max) is not what is measured
+
+const product = await startProduct();
+try {
+  const boot = product.admin(["bootstrap", "--email", "bench@example.com", "--team", "Bench", "--project", "Bench"]);
+  const tenant = boot.tenant_id as number;
+  const keys: string[] = [];
+  for (let i = 0; i < KEYS; i++) keys.push(product.admin(["create-key", "--tenant", String(tenant), "--scopes", "stations:read,stations:write"]).api_key.secret);
+  const auth = { authorization: `Bearer ${keys[0]}`, "content-type": "application/json" };
+  const location = await (await fetch(`${product.baseUrl}/v1/tenants/${tenant}/locations`, {
+    method: "POST",
+    headers: { ...auth, "idempotency-key": `bench-location-${Date.now()}` },
+    body: JSON.stringify({ name: "Bench", address: { street: "1 Bench St", city: "Austin", country: "US" }, coordinates: { latitude: 30, longitude: -97 }, time_zone: "America/Chicago" }),
+  })).json();
+  const station = await (await fetch(`${product.baseUrl}/v1/tenants/${tenant}/stations`, {
+    method: "POST",
+    headers: { ...auth, "idempotency-key": `bench-station-${Date.now()}` },
+    body: JSON.stringify({ name: `BENCH-${Date.now()}`, location_id: location.id, connector_count: 2 }),
+  })).json();
+  // The no-limit-per-key ceiling is 1200/min; raise every key to it.
+  const { execFileSync } = await import("node:child_process");
+  void execFileSync;
+  const stationUrl = `${product.baseUrl}/v1/tenants/${tenant}/stations/${station.id}`;
+  const noopUrl = `${product.baseUrl}/api/noop`;
+  // warm up both routes (JIT, connection pools)
+  await runLoad({ url: noopUrl, concurrency: 4, seconds: 2 });
+  await runLoad({ url: stationUrl, concurrency: 4, seconds: 2, headers: (i) => ({ authorization: `Bearer ${keys[i % KEYS]}` }) });
+  const noop = await runLoad({ url: noopUrl, concurrency: CONCURRENCY, seconds: SECONDS });
+  const read = await runLoad({ url: stationUrl, concurrency: CONCURRENCY, seconds: SECONDS, headers: (i) => ({ authorization: `Bearer ${keys[i % KEYS]}` }) });
+  const result = {
+    benchmark: "api-read",
+    date: new Date().toISOString(),
+    machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, node: process.version },
+    concurrency: CONCURRENCY,
+    seconds_per_route: SECONDS,
+    keys: KEYS,
+    noop,
+    get_station: read,
+    ratio_rps: Math.round((read.rps / noop.rps) * 100) / 100,
+    ratio_p50: Math.round((read.p50_ms / noop.p50_ms) * 100) / 100,
+  };
+  console.log(JSON.stringify(result, null, 2));
+  fs.mkdirSync("bench/results", { recursive: true });
+  fs.writeFileSync("bench/results/api-read.json", `${JSON.stringify(result, null, 2)}\n`);
+} finally {
+  await product.stop();
+}

@@ -1,0 +1,69 @@
+import http from "node:http";
+
+export type LoadResult = {
+  requests: number;
+  non2xx: number;
+  seconds: number;
+  rps: number;
+  p50_ms: number;
+  p99_ms: number;
+};
+
+function percentile(sorted: number[], p: number) {
+  if (!sorted.length) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+/**
+ * A closed-loop load generator: `concurrency` keep-alive connections, each sending the next request
+ * as soon as the previous answer is read, for `seconds`. Bounded in time; loopback only.
+ */
+export async function runLoad(options: {
+  url: string;
+  concurrency: number;
+  seconds: number;
+  headers?: (i: number) => Record<string, string>;
+}): Promise<LoadResult> {
+  const target = new URL(options.url);
+  if (!["127.0.0.1", "localhost", "[::1]"].includes(target.hostname)) throw new Error("loopback only");
+  const agent = new http.Agent({ keepAlive: true, maxSockets: options.concurrency });
+  const latencies: number[] = [];
+  let non2xx = 0;
+  let sent = 0;
+  const started = performance.now();
+  const deadline = started + options.seconds * 1000;
+  const once = () =>
+    new Promise<void>((resolve, reject) => {
+      const t0 = performance.now();
+      const req = http.request(
+        target,
+        { agent, method: "GET", headers: options.headers?.(sent++) ?? {} },
+        (res) => {
+          res.resume();
+          res.on("end", () => {
+            latencies.push(performance.now() - t0);
+            if ((res.statusCode ?? 0) >= 300) non2xx++;
+            resolve();
+          });
+        },
+      );
+      req.on("error", reject);
+      req.end();
+    });
+  await Promise.all(
+    Array.from({ length: options.concurrency }, async () => {
+      while (performance.now() < deadline) await once();
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  agent.destroy();
+  latencies.sort((a, b) => a - b);
+  return {
+    requests: latencies.length,
+    non2xx,
+    seconds: Math.round(seconds * 100) / 100,
+    rps: Math.round(latencies.length / seconds),
+    p50_ms: Math.round(percentile(latencies, 50) * 100) / 100,
+    p99_ms: Math.round(percentile(latencies, 99) * 100) / 100,
+  };
+}

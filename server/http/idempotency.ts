@@ -1,0 +1,97 @@
+import { ApiError } from "../errors";
+import type { Db, DbTx } from "../db";
+import { sha256Hex } from "../lib/ids";
+import { canonicalJson } from "./body";
+
+/**
+ * Idempotency-Key (IETF httpapi draft "The Idempotency-Key HTTP Header Field"):
+ * - 8 to 128 printable ASCII characters; a missing key where required is 400, a malformed one 400;
+ * - the same key with the same method, path and body replays the first status and body;
+ * - the same key with another request is 422 `idempotency_key_reused`;
+ * - keys are scoped to the API key, kept 24 hours.
+ *
+ * The key's record is inserted in the same database transaction as the handler's writes. A
+ * concurrent request with the same key blocks on that row until the first commits, then replays
+ * it; if the first rolls back (an error answer), the next one runs afresh. So N concurrent
+ * identical requests create exactly one resource, and errors are never cached.
+ */
+export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{8,128}$/;
+export const IDEMPOTENCY_TTL_HOURS = 24;
+
+export function readIdempotencyKey(header: string | null, required: boolean): string | undefined {
+  if (header === null || header === "") {
+    if (required) {
+      throw new ApiError(
+        "idempotency_key_missing",
+        "This route requires an Idempotency-Key header.",
+        {
+          header: "Idempotency-Key",
+        },
+      );
+    }
+    return undefined;
+  }
+  if (!IDEMPOTENCY_KEY_PATTERN.test(header)) {
+    throw new ApiError(
+      "idempotency_key_invalid",
+      "Idempotency-Key must be 8 to 128 printable characters without spaces.",
+      { header: "Idempotency-Key" },
+    );
+  }
+  return header;
+}
+
+export type StoredResponse = { status: number; body: unknown; replayed: boolean };
+
+export async function withIdempotency(
+  db: Db,
+  scope: { apiKeyId: string; key: string; method: string; path: string; body: unknown },
+  run: (tx: DbTx) => Promise<{ status: number; body: unknown }>,
+): Promise<StoredResponse> {
+  const requestHash = sha256Hex(
+    `${scope.method} ${scope.path}\n${canonicalJson(scope.body ?? null)}`,
+  );
+  return db.$transaction(
+    async (tx) => {
+      const claimed = await tx.$queryRaw<{ key: string }[]>`
+        INSERT INTO idempotency_records (api_key_id, key, method, path, request_hash)
+        VALUES (${scope.apiKeyId}, ${scope.key}, ${scope.method}, ${scope.path}, ${requestHash})
+        ON CONFLICT (api_key_id, key) DO UPDATE SET
+          method = EXCLUDED.method, path = EXCLUDED.path, request_hash = EXCLUDED.request_hash,
+          created_at = now(), response_status = NULL, response_body = NULL, completed_at = NULL
+          WHERE idempotency_records.created_at < now() - make_interval(hours => ${IDEMPOTENCY_TTL_HOURS})
+        RETURNING key`;
+      if (claimed.length === 0) {
+        const existing = await tx.idempotencyRecord.findUnique({
+          where: { apiKeyId_key: { apiKeyId: scope.apiKeyId, key: scope.key } },
+        });
+        if (!existing || existing.requestHash !== requestHash) {
+          throw new ApiError(
+            "idempotency_key_reused",
+            "This Idempotency-Key was used with a different request; use a new key for a new operation.",
+            { header: "Idempotency-Key" },
+          );
+        }
+        if (existing.responseStatus === null) {
+          throw new ApiError(
+            "idempotency_key_in_progress",
+            "A request with this Idempotency-Key is still in progress.",
+            {},
+          );
+        }
+        return { status: existing.responseStatus, body: existing.responseBody, replayed: true };
+      }
+      const response = await run(tx);
+      await tx.idempotencyRecord.update({
+        where: { apiKeyId_key: { apiKeyId: scope.apiKeyId, key: scope.key } },
+        data: {
+          responseStatus: response.status,
+          responseBody: response.body as object,
+          completedAt: new Date(),
+        },
+      });
+      return { ...response, replayed: false };
+    },
+    { maxWait: 15_000, timeout: 30_000 },
+  );
+}

@@ -1,0 +1,13 @@
+import { z } from "zod";
+import { MAX_CURSOR } from "./pagination";
+
+/** Integer resource IDs in paths: digits only, within PostgreSQL's integer range. */
+export const idParam = z
+  .string()
+  .regex(/^[0-9]{1,10}$/, "must be a positive integer")
+  .transform(Number)
+  .pipe(z.number().int().min(1).max(MAX_CURSOR));
+
+export const tenantParams = z.object({ tenant_id: idParam });
+export const stationParams = z.object({ tenant_id: idParam, station_id: idParam });
+export const locationParams = z.object({ tenant_id: idParam, location_id: idParam });

@@ -1,0 +1,65 @@
+import type { z } from "zod";
+import type { Db, DbTx } from "../db";
+import type { ErrorCode } from "../errors";
+import type { Scope } from "../keys/scopes";
+import type { Principal } from "./auth";
+import type { ApiVersion, Deprecation } from "./versions";
+
+export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+
+type AnyObject = z.ZodType<Record<string, unknown>>;
+
+export type HandlerContext<P, Q, B, A extends "public" | "api_key"> = {
+  req: Request;
+  params: P;
+  query: Q;
+  body: B;
+  version: ApiVersion;
+  /** the database, or the idempotency transaction on idempotent routes */
+  db: DbTx;
+  /** the process-wide client, for work that must not run inside the request transaction */
+  rootDb: Db;
+  principal: A extends "api_key" ? Principal : Principal | undefined;
+};
+
+export type HandlerResult = { status?: number; body: unknown; headers?: Record<string, string> };
+
+export type RouteDef<
+  P extends AnyObject = AnyObject,
+  Q extends AnyObject = AnyObject,
+  B extends z.ZodType = z.ZodType,
+  A extends "public" | "api_key" = "public" | "api_key",
+> = {
+  method: Method;
+  /** OpenAPI-style template, e.g. `/v1/tenants/{tenant_id}/stations/{station_id}` */
+  path: string;
+  operationId: string;
+  summary: string;
+  description?: string;
+  tag: string;
+  auth: A;
+  /** every scope listed is required */
+  scopes?: Scope[];
+  params?: P;
+  query?: Q;
+  body?: B;
+  idempotency?: "required" | "optional";
+  status: number;
+  response: z.ZodType;
+  /** error codes this route can answer with, beyond the ones every route shares */
+  errors?: ErrorCode[];
+  deprecated?: Deprecation;
+  handler: (
+    ctx: HandlerContext<z.infer<P>, z.infer<Q>, z.infer<B>, A>,
+  ) => Promise<HandlerResult> | HandlerResult;
+};
+
+/** Declares a route; the generic parameters carry the zod types into the handler. */
+export function defineRoute<
+  P extends AnyObject,
+  Q extends AnyObject,
+  B extends z.ZodType,
+  A extends "public" | "api_key",
+>(def: RouteDef<P, Q, B, A>): RouteDef {
+  return def;
+}

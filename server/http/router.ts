@@ -1,0 +1,234 @@
+import crypto from "node:crypto";
+import { db as getDb } from "../db";
+import { ApiError, type ErrorBody } from "../errors";
+import { log } from "../log";
+import { missingScopes } from "../keys/scopes";
+import { authenticate, type Principal } from "./auth";
+import { readJsonBody } from "./body";
+import { readIdempotencyKey, withIdempotency } from "./idempotency";
+import { consumeRateLimit, rateLimitHeaders } from "./rate-limit";
+import type { Method, RouteDef } from "./route";
+import { parseOrThrow } from "./validation";
+import { deprecationHeaders, LATEST_VERSION, requestedVersion, type ApiVersion } from "./versions";
+
+type CompiledRoute = { def: RouteDef; pattern: RegExp; names: string[] };
+
+const METHODS: Method[] = ["GET", "POST", "PUT", "PATCH", "DELETE"];
+
+export function compileRoutes(routes: RouteDef[]): CompiledRoute[] {
+  return routes.map((def) => {
+    const names: string[] = [];
+    const source = def.path
+      .split("/")
+      .map((segment) => {
+        const param = /^\{(\w+)\}$/.exec(segment);
+        if (!param?.[1]) return segment.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+        names.push(param[1]);
+        return "([^/]+)";
+      })
+      .join("/");
+    return { def, pattern: new RegExp(`^${source}/?$`), names };
+  });
+}
+
+function match(routes: CompiledRoute[], pathname: string) {
+  const found: { route: CompiledRoute; params: Record<string, string> }[] = [];
+  for (const route of routes) {
+    const m = route.pattern.exec(pathname);
+    if (!m) continue;
+    const params: Record<string, string> = {};
+    let decodable = true;
+    route.names.forEach((name, i) => {
+      try {
+        params[name] = decodeURIComponent(m[i + 1] ?? "");
+      } catch {
+        decodable = false;
+      }
+    });
+    if (decodable) found.push({ route, params });
+  }
+  return found;
+}
+
+function json(status: number, body: unknown, headers: Record<string, string>): Response {
+  return new Response(status === 204 ? null : JSON.stringify(body), {
+    status,
+    headers: {
+      "Content-Type": "application/json; charset=utf-8",
+      "Cache-Control": "no-store",
+      ...headers,
+    },
+  });
+}
+
+function errorResponse(error: ApiError, headers: Record<string, string>): Response {
+  const body: ErrorBody = error.toBody();
+  return json(error.status, body, { ...headers, ...error.headers });
+}
+
+/**
+ * The /v1 pipeline every route goes through, in order: route match (404/405), requested version
+ * (400), credentials (401), rate limit (429), scopes (403), path tenant (404, the same answer
+ * whether or not the tenant exists), params and query (422), Idempotency-Key (400), body (413,
+ * 415, 400, 422), then the handler, inside the idempotency transaction where declared.
+ */
+export function createRouter(routes: RouteDef[]) {
+  const compiled = compileRoutes(routes);
+
+  return async function handle(req: Request): Promise<Response> {
+    const requestId = `req_${crypto.randomBytes(8).toString("hex")}`;
+    const headers: Record<string, string> = {
+      "Request-Id": requestId,
+      "Service-Version": LATEST_VERSION,
+    };
+    const url = new URL(req.url);
+    const method = req.method.toUpperCase();
+    try {
+      const candidates = match(compiled, url.pathname);
+      if (candidates.length === 0) {
+        throw new ApiError("route_not_found", `No route ${url.pathname.slice(0, 200)}.`, {
+          path: url.pathname.slice(0, 200),
+        });
+      }
+      const lookup = method === "HEAD" ? "GET" : method;
+      const hit = candidates.find((c) => c.route.def.method === lookup);
+      const allowed = [...new Set(candidates.map((c) => c.route.def.method))].sort(
+        (a, b) => METHODS.indexOf(a) - METHODS.indexOf(b),
+      );
+      if (method === "OPTIONS") {
+        return new Response(null, {
+          status: 204,
+          headers: { ...headers, Allow: [...allowed, "OPTIONS"].join(", ") },
+        });
+      }
+      if (!hit) {
+        throw new ApiError(
+          "method_not_allowed",
+          `${method.slice(0, 10)} is not allowed on this route.`,
+          { allowed_methods: allowed },
+          { Allow: allowed.join(", ") },
+        );
+      }
+      const def = hit.route.def;
+      const asked = requestedVersion(req.headers.get("service-version"));
+      if (asked) headers["Service-Version"] = asked;
+
+      const rootDb = getDb();
+      let principal: Principal | undefined;
+      if (def.auth === "api_key") {
+        principal = await authenticate(rootDb, req.headers.get("authorization"));
+        const version: ApiVersion = asked ?? principal.apiVersion;
+        headers["Service-Version"] = version;
+        Object.assign(
+          headers,
+          rateLimitHeaders(
+            await consumeRateLimit(rootDb, principal.keyId, principal.rateLimitPerMinute),
+          ),
+        );
+        const missing = missingScopes(principal.scopes, def.scopes ?? []);
+        if (missing.length) {
+          throw new ApiError(
+            "insufficient_scope",
+            `This API key lacks the scope ${missing.join(", ")}.`,
+            {
+              required_scopes: def.scopes ?? [],
+              missing_scopes: missing,
+            },
+          );
+        }
+        const pathTenant = hit.params.tenant_id;
+        if (pathTenant !== undefined && pathTenant !== String(principal.tenantId)) {
+          // Same answer for a tenant that exists and one that does not.
+          throw new ApiError("not_found", "No such tenant.", { resource: "tenant" });
+        }
+      }
+      const version = headers["Service-Version"] as ApiVersion;
+      if (def.deprecated) Object.assign(headers, deprecationHeaders(def.deprecated));
+
+      const params = def.params ? parseOrThrow(def.params, hit.params, "path") : {};
+      const query = def.query
+        ? parseOrThrow(def.query, Object.fromEntries(url.searchParams), "query")
+        : {};
+      const idempotencyKey = def.idempotency
+        ? readIdempotencyKey(req.headers.get("idempotency-key"), def.idempotency === "required")
+        : undefined;
+      let body: unknown = undefined;
+      if (method !== "GET" && method !== "HEAD") {
+        const raw = await readJsonBody(req);
+        if (def.body) body = parseOrThrow(def.body, raw, "body");
+        else if (raw !== undefined) {
+          throw new ApiError("validation_failed", "This route takes no request body.", {
+            fields: [{ field: "body", message: "must be empty", location: "body" }],
+          });
+        }
+      }
+
+      const run = async (
+        db: typeof rootDb | Parameters<Parameters<typeof withIdempotency>[2]>[0],
+      ) => {
+        const result = await def.handler({
+          req,
+          params,
+          query,
+          body,
+          version,
+          db,
+          rootDb,
+          principal,
+        });
+        Object.assign(headers, result.headers ?? {});
+        return { status: result.status ?? def.status, body: result.body };
+      };
+
+      let status: number;
+      let responseBody: unknown;
+      if (idempotencyKey && principal) {
+        const stored = await withIdempotency(
+          rootDb,
+          { apiKeyId: principal.keyId, key: idempotencyKey, method, path: url.pathname, body },
+          (tx) => run(tx),
+        );
+        if (stored.replayed) headers["Idempotent-Replayed"] = "true";
+        status = stored.status;
+        responseBody = stored.body;
+      } else {
+        ({ status, body: responseBody } = await run(rootDb));
+      }
+      if (method === "HEAD") return new Response(null, { status, headers });
+      return json(status, responseBody, headers);
+    } catch (error) {
+      if (error instanceof ApiError) return errorResponse(error, headers);
+      if (isDatabaseUnavailable(error)) {
+        log.error("database unavailable", { requestId, error });
+        return errorResponse(
+          new ApiError(
+            "service_unavailable",
+            "The database is not answering; retry shortly.",
+            {},
+            { "Retry-After": "5" },
+          ),
+          headers,
+        );
+      }
+      log.error("unhandled error", { requestId, method, path: url.pathname, error });
+      return errorResponse(
+        new ApiError("internal_error", "Something went wrong on our side.", {
+          request_id: requestId,
+        }),
+        headers,
+      );
+    }
+  };
+}
+
+function isDatabaseUnavailable(error: unknown): boolean {
+  const text = String((error as { message?: string })?.message ?? error);
+  const code = (error as { code?: string })?.code;
+  return (
+    code === "ECONNREFUSED" ||
+    code === "P1001" ||
+    /ECONNREFUSED|Can't reach database|Connection terminated|connect ETIMEDOUT|the database system is (starting|shutting) up/i.test(
+      text,
+    )
+  );
+}

@@ -1,0 +1,17 @@
+import { env } from "../../env";
+import { buildOpenApiDocument } from "../../openapi/build-document";
+import type { RouteDef } from "../route";
+import { createRouter } from "../router";
+import { locationRoutes } from "./locations";
+import { metaRoutes } from "./meta";
+import { stationRoutes } from "./stations";
+
+/** Every /v1 route. The router, the OpenAPI document and /v1/capabilities all read this table. */
+export const allRoutes: RouteDef[] = [];
+
+let openApiCache: unknown;
+const openApi = () => (openApiCache ??= buildOpenApiDocument(allRoutes, env().publicBaseUrl));
+
+allRoutes.push(...metaRoutes(() => allRoutes, openApi), ...locationRoutes, ...stationRoutes);
+
+export const handleV1 = createRouter(allRoutes);

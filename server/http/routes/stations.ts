@@ -1,0 +1,123 @@
+import { z } from "zod";
+import { operationSchema } from "../../operations/operation-schema";
+import { deleteStation } from "../../stations/delete-station";
+import { getStation } from "../../stations/get-station";
+import { listStations } from "../../stations/list-stations";
+import { moveStation } from "../../stations/move-station";
+import { registerStation } from "../../stations/register-station";
+import {
+  listStationsQuery,
+  moveStationBody,
+  registerStationBody,
+  stationSchema,
+} from "../../stations/station-schema";
+import { pageSchema, paginationQuery } from "../pagination";
+import { stationParams, tenantParams } from "../params";
+import { defineRoute } from "../route";
+
+const tag = "Stations";
+
+export const stationRoutes = [
+  defineRoute({
+    method: "GET",
+    path: "/v1/tenants/{tenant_id}/stations",
+    operationId: "listStations",
+    summary: "List stations",
+    description:
+      "`name` matches a case-insensitive part of the name; `external_reference` matches exactly.",
+    tag,
+    auth: "api_key",
+    scopes: ["stations:read"],
+    params: tenantParams,
+    query: paginationQuery.extend(listStationsQuery.shape),
+    status: 200,
+    response: pageSchema(stationSchema),
+    handler: async ({ params, query, db }) => ({
+      body: await listStations({
+        tenantId: params.tenant_id,
+        page: query,
+        name: query.name,
+        externalReference: query.external_reference,
+        db,
+      }),
+    }),
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/v1/tenants/{tenant_id}/stations",
+    operationId: "registerStation",
+    summary: "Register a station",
+    description:
+      "Creates the station with one EVSE per connector, each connector with its own resource ID. Does not connect hardware.",
+    tag,
+    auth: "api_key",
+    scopes: ["stations:write"],
+    params: tenantParams,
+    body: registerStationBody,
+    idempotency: "required",
+    status: 201,
+    response: stationSchema,
+    errors: ["station_name_taken", "external_reference_taken", "location_not_found"],
+    handler: async ({ params, body, db }) => ({
+      body: await registerStation({ tenantId: params.tenant_id, input: body, db }),
+    }),
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/v1/tenants/{tenant_id}/stations/{station_id}",
+    operationId: "getStation",
+    summary: "Read a station",
+    tag,
+    auth: "api_key",
+    scopes: ["stations:read"],
+    params: stationParams,
+    status: 200,
+    response: stationSchema,
+    handler: async ({ params, db }) => ({
+      body: await getStation({ tenantId: params.tenant_id, stationId: params.station_id, db }),
+    }),
+  }),
+  defineRoute({
+    method: "PATCH",
+    path: "/v1/tenants/{tenant_id}/stations/{station_id}",
+    operationId: "moveStation",
+    summary: "Move a station to another location of the same tenant",
+    tag,
+    auth: "api_key",
+    scopes: ["stations:write"],
+    params: stationParams,
+    body: moveStationBody,
+    idempotency: "required",
+    status: 202,
+    response: operationSchema,
+    errors: ["location_not_found"],
+    handler: async ({ params, body, db, principal }) => ({
+      body: await moveStation({
+        tenantId: params.tenant_id,
+        stationId: params.station_id,
+        locationId: body.location_id,
+        apiKeyId: principal.keyId,
+        db,
+      }),
+    }),
+  }),
+  defineRoute({
+    method: "DELETE",
+    path: "/v1/tenants/{tenant_id}/stations/{station_id}",
+    operationId: "deleteStation",
+    summary: "Delete a station",
+    description:
+      "Removes the station, its EVSEs and connectors. Refused when it has an active transaction or any charging history.",
+    tag,
+    auth: "api_key",
+    scopes: ["stations:write"],
+    params: stationParams,
+    idempotency: "required",
+    status: 200,
+    response: z.object({ id: z.number().int(), deleted: z.literal(true) }),
+    errors: ["station_has_history", "transaction_active"],
+    handler: async ({ params, db }) => ({
+      body: await deleteStation({ tenantId: params.tenant_id, stationId: params.station_id, db }),
+    }),
+  }),
+];

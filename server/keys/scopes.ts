@@ -1,0 +1,49 @@
+import { z } from "zod";
+
+/** Project scopes of spec section 5, in the spec's order. */
+export const PROJECT_SCOPES = [
+  "stations:read",
+  "stations:write",
+  "stations:control",
+  "stations:admin",
+  "billing:read",
+  "billing:write",
+  "billing:refund",
+  "settlement:write",
+  "webhooks:write",
+  "webhooks:read",
+] as const;
+export type Scope = (typeof PROJECT_SCOPES)[number];
+
+export const scopeSchema = z.enum(PROJECT_SCOPES);
+
+/** Scopes that include others: `webhooks:write` includes `webhooks:read`. */
+const IMPLIED: Partial<Record<Scope, Scope[]>> = {
+  "webhooks:write": ["webhooks:read"],
+};
+
+export function effectiveScopes(granted: readonly string[]): Set<Scope> {
+  const result = new Set<Scope>();
+  for (const scope of granted) {
+    if (!(PROJECT_SCOPES as readonly string[]).includes(scope)) continue;
+    result.add(scope as Scope);
+    for (const implied of IMPLIED[scope as Scope] ?? []) result.add(implied);
+  }
+  return result;
+}
+
+export function missingScopes(granted: Set<Scope>, required: readonly Scope[]): Scope[] {
+  return required.filter((scope) => !granted.has(scope));
+}
+
+/** Parses a comma-separated scope list (CLI). Throws with the unknown names. */
+export function parseScopeList(value: string): Scope[] {
+  const names = value
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
+  const unknown = names.filter((n) => !(PROJECT_SCOPES as readonly string[]).includes(n));
+  if (unknown.length) throw new Error(`unknown scope(s): ${unknown.join(", ")}`);
+  if (!names.length) throw new Error("no scopes given");
+  return [...new Set(names)] as Scope[];
+}

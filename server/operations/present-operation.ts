@@ -1,0 +1,17 @@
+import type { Operation } from "../generated/prisma/client";
+import type { OperationResource, OperationStatus } from "./operation-schema";
+
+export function presentOperation(row: Operation): OperationResource {
+  return {
+    id: row.id,
+    tenant_id: row.tenantId,
+    station_id: row.stationId,
+    scope: row.scope,
+    action: row.action,
+    status: row.status as OperationStatus,
+    request: row.request as Record<string, unknown>,
+    result: (row.result as Record<string, unknown> | null) ?? null,
+    created_at: row.createdAt.toISOString(),
+    completed_at: row.completedAt?.toISOString() ?? null,
+  };
+}

@@ -1,0 +1,44 @@
+import { db as defaultDb, type DbTx } from "../db";
+import { ApiError, notFound } from "../errors";
+
+export type DeleteStationOptions = { tenantId: number; stationId: number; db?: DbTx };
+
+/**
+ * Deletes a station with its EVSEs and connectors, unless it has an active transaction (409
+ * `transaction_active`) or any charging history (409 `station_has_history`).
+ */
+export async function deleteStation({
+  tenantId,
+  stationId,
+  db = defaultDb(),
+}: DeleteStationOptions) {
+  // Lock the row so a transaction cannot start between the checks and the delete.
+  const locked = await db.$queryRaw<{ id: number }[]>`
+    SELECT id FROM stations WHERE id = ${stationId} AND tenant_id = ${tenantId} FOR UPDATE`;
+  if (locked.length === 0) throw notFound("station");
+  const active = await db.transaction.findFirst({
+    where: { stationId, endedAt: null },
+    select: { id: true },
+  });
+  if (active) {
+    throw new ApiError(
+      "transaction_active",
+      "The station has an active transaction; stop it first.",
+      {
+        transaction_id: active.id,
+      },
+    );
+  }
+  const history = await db.transaction.count({ where: { stationId } });
+  if (history > 0) {
+    throw new ApiError(
+      "station_has_history",
+      "The station has charging history and cannot be deleted.",
+      {
+        transactions: history,
+      },
+    );
+  }
+  await db.station.delete({ where: { id: stationId } });
+  return { id: stationId, deleted: true as const };
+}

@@ -1,0 +1,108 @@
+import { z } from "zod";
+import { externalReference } from "../locations/location-schema";
+
+/** Spec section 2: letters, digits, `_`, `-`; starts with a letter or digit; at most 36. */
+export const STATION_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,35}$/;
+/** `p<digits>-` names are reserved for the service's own project-scoped charger URLs. */
+export const RESERVED_NAME_PATTERN = /^p[0-9]+-/i;
+export const MAX_CONNECTORS = 16;
+
+export const stationName = z
+  .string()
+  .max(36, "must be at most 36 characters")
+  .regex(
+    STATION_NAME_PATTERN,
+    "may contain only letters, digits, underscores and hyphens, and must start with a letter or digit",
+  )
+  .refine((name) => !RESERVED_NAME_PATTERN.test(name), "must not start with p<digits>- (reserved)");
+
+export const registerStationBody = z.strictObject({
+  name: stationName,
+  location_id: z.number().int().positive(),
+  connector_count: z.number().int().min(1).max(MAX_CONNECTORS),
+  external_reference: externalReference.optional(),
+  serial: z.string().trim().min(1).max(64).optional(),
+});
+export type RegisterStationInput = z.infer<typeof registerStationBody>;
+
+export const moveStationBody = z.strictObject({
+  location_id: z.number().int().positive(),
+});
+
+export const listStationsQuery = z.object({
+  name: z.string().min(1).max(200).optional(),
+  external_reference: externalReference.optional(),
+});
+
+export const connectorSchema = z.object({
+  id: z.number().int(),
+  evse_number: z.number().int(),
+  /** OCPP 1.6 connectorId */
+  connector_number: z.number().int(),
+  /** OCPP 2.x connectorId within the EVSE */
+  evse_connector_number: z.number().int(),
+  status: z
+    .enum([
+      "Available",
+      "Preparing",
+      "Charging",
+      "SuspendedEV",
+      "SuspendedEVSE",
+      "Finishing",
+      "Reserved",
+      "Unavailable",
+      "Faulted",
+    ])
+    .nullable(),
+  ocpp_status: z.string().nullable(),
+  error_code: z.string().nullable(),
+  status_updated_at: z.string().nullable(),
+});
+
+export const faultSchema = z.object({
+  fault_id: z.number().int(),
+  connector_id: z.number().int().nullable(),
+  evse_number: z.number().int().nullable(),
+  error_code: z.string().nullable(),
+  info: z.string().nullable(),
+  vendor_id: z.string().nullable(),
+  vendor_error_code: z.string().nullable(),
+  ocpp_status: z.string().nullable(),
+  opened_at: z.string(),
+  cleared_at: z.string().nullable(),
+});
+
+export const stationSchema = z.object({
+  id: z.number().int(),
+  tenant_id: z.number().int(),
+  location_id: z.number().int(),
+  name: z.string(),
+  external_reference: z.string().nullable(),
+  serial: z.string().nullable(),
+  connection_url: z.string(),
+  online: z.boolean(),
+  protocol: z.enum(["ocpp1.6", "ocpp2.0.1", "ocpp2.1"]).nullable(),
+  last_seen: z.string().nullable(),
+  boot: z
+    .object({
+      vendor: z.string().nullable(),
+      model: z.string().nullable(),
+      firmware_version: z.string().nullable(),
+      booted_at: z.string().nullable(),
+    })
+    .nullable(),
+  connectors: z.array(connectorSchema),
+  display: z.object({
+    adapter: z.string().nullable(),
+    reason: z.string().nullable(),
+    clear: z.boolean().nullable(),
+    evses: z.array(z.unknown()),
+  }),
+  open_faults: z.array(faultSchema),
+  created_at: z.string(),
+  updated_at: z.string(),
+  charger_id: z.string().optional().describe("preproduction only"),
+  username: z.string().optional().describe("preproduction only"),
+  connection_base_url: z.string().optional().describe("preproduction only"),
+});
+export type StationResource = z.infer<typeof stationSchema>;

@@ -1,0 +1,66 @@
+import { db } from "../db";
+import { createApiKey } from "../keys/create-api-key";
+import { PROJECT_SCOPES, type Scope } from "../keys/scopes";
+import { call, idem } from "./api";
+
+let n = 0;
+
+/** A team, a tenant in it, and a key for that tenant. */
+export async function aTenantWithKey(options: { scopes?: Scope[] } = {}) {
+  n += 1;
+  const team = await db().team.create({ data: { name: `Team ${n}-${Date.now()}` } });
+  const tenant = await db().tenant.create({ data: { teamId: team.id, name: `Project ${n}` } });
+  const key = await createApiKey({
+    tenantId: tenant.id,
+    scopes: options.scopes ?? [...PROJECT_SCOPES],
+  });
+  return { teamId: team.id, tenantId: tenant.id, key: key.secret, keyId: key.id };
+}
+
+export async function anotherKey(tenantId: number, scopes: Scope[]) {
+  const key = await createApiKey({ tenantId, scopes });
+  return key.secret;
+}
+
+export const aLocationBody = (overrides: Record<string, unknown> = {}) => ({
+  name: "Depot",
+  address: { street: "1 Main St", city: "Springfield", postal_code: "12345", country: "US" },
+  coordinates: { latitude: 40.7128, longitude: -74.006 },
+  time_zone: "America/New_York",
+  ...overrides,
+});
+
+export async function aLocation(
+  tenantId: number,
+  key: string,
+  overrides: Record<string, unknown> = {},
+) {
+  const res = await call("POST", `/v1/tenants/${tenantId}/locations`, {
+    key,
+    body: aLocationBody(overrides),
+    idempotencyKey: idem(),
+  });
+  if (res.status !== 201) throw new Error(`location create failed: ${JSON.stringify(res.body)}`);
+  return res.body as { id: number };
+}
+
+let stationCounter = 0;
+export const uniqueStationName = (prefix = "ST") =>
+  `${prefix}-${process.pid}-${Date.now().toString(36)}-${++stationCounter}`.slice(0, 36);
+
+export async function aStation(
+  tenantId: number,
+  key: string,
+  overrides: Record<string, unknown> = {},
+) {
+  const location = overrides.location_id
+    ? { id: overrides.location_id as number }
+    : await aLocation(tenantId, key);
+  const res = await call("POST", `/v1/tenants/${tenantId}/stations`, {
+    key,
+    body: { name: uniqueStationName(), location_id: location.id, connector_count: 2, ...overrides },
+    idempotencyKey: idem(),
+  });
+  if (res.status !== 201) throw new Error(`station create failed: ${JSON.stringify(res.body)}`);
+  return res.body as { id: number; name: string; connectors: { id: number }[] };
+}

@@ -1,0 +1,16 @@
+import path from "node:path";
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  resolve: { alias: { "@": path.resolve(import.meta.dirname) } },
+  test: {
+    include: ["server/**/*.test.ts", "ocpp/**/*.test.ts", "scripts/**/*.test.ts"],
+    // One PostgreSQL for the whole run; every test file gets its own database cloned from a
+    // migrated template (server/testing/setup-database.ts), so files run in parallel.
+    globalSetup: ["server/testing/global-setup.ts"],
+    setupFiles: ["server/testing/setup-database.ts"],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    pool: "forks",
+  },
+});
