@@ -1,0 +1,44 @@
+/**
+ * The pricing engine: pure functions, no database or framework. See ./README.md for the model and
+ * every decision OCPI 2.2.1 leaves open.
+ */
+export {
+  type TariffSnapshot,
+  type TariffInput,
+  type TariffElement,
+  type PriceComponent,
+  type TariffRestrictions,
+  type TariffRules,
+  type TariffIssue,
+  type TariffValidation,
+  tariffSnapshotSchema,
+  validateTariff,
+} from "./tariff-schema";
+export type {
+  Instant,
+  MeterReading,
+  MeterSession,
+  ChargingPeriod,
+  ChargingPeriodsSession,
+  CdrDimension,
+  CdrDimensionType,
+  SessionInput,
+  ActivityKind,
+} from "./session";
+export type {
+  PriceResult,
+  DimensionCost,
+  PricedDimension,
+  ActivityBreakdown,
+  ActivityInterval,
+  PeriodDetail,
+} from "./price-result";
+export { type PriceOptions, priceSession } from "./engine";
+export {
+  type AdjustmentOptions,
+  type AdjustedTotal,
+  type AppliedDiscount,
+  applyAdjustments,
+} from "./adjustments";
+export { type QuoteInput, quoteSession, pricingSummary, isComplex } from "./quote";
+export { type PricingErrorCode, PricingError, isPricingError } from "./errors";

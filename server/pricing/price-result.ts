@@ -1,0 +1,139 @@
+/**
+ * The priced result: what a final bill's `cost_breakdown` is built from. Money is integer US cents;
+ * volumes and seconds are display numbers (the engine's exact values never leave it as floats that
+ * feed back into a price).
+ */
+import type { PricedPeriod } from "./engine";
+import { type Rational, floor, sub, toFixed, toNumber } from "./rational";
+import type { ActivityKind, SessionActivity, SessionInput } from "./session";
+
+export interface DimensionCost {
+  /** Billed volume including step rounding: Wh (energy), seconds (time), sessions (flat). */
+  volume: number;
+  /** Volume added by step_size rounding, same unit. */
+  step_rounding: number;
+  excl_vat_minor: number;
+  incl_vat_minor: number;
+}
+
+export type PricedDimension = "energy" | "time" | "parking_time" | "flat";
+
+export interface ActivityInterval {
+  kind: ActivityKind;
+  start: string;
+  end: string;
+  seconds: number;
+  energy_wh: number;
+}
+
+export interface ActivityBreakdown {
+  method: SessionInput["method"];
+  /** `no_energy`: the session drew less than 1 Wh and is all waiting. */
+  reason: "no_energy" | null;
+  start_known: boolean;
+  started_at: string;
+  ended_at: string;
+  /** TIME is billed over charging, PARKING_TIME over idle; waiting is billed as neither. */
+  charging_seconds: number;
+  idle_seconds: number;
+  waiting_seconds: number;
+  /** Adjacent stretches of one activity merged. */
+  intervals: ActivityInterval[];
+}
+
+export interface PeriodDetail {
+  start: string;
+  end: string;
+  activity: ActivityKind;
+  seconds: number;
+  energy_wh: number;
+  energy_before_wh: number;
+  /** Index (in `elements`) of the element that priced each dimension here; null when free. */
+  elements: {
+    energy: number | null;
+    time: number | null;
+    parking_time: number | null;
+    flat: number | null;
+  };
+  /** This period's cost excl. VAT before step rounding, in cents to 4 places (information only). */
+  cost_excl_vat_minor: string;
+}
+
+export interface PriceResult {
+  /** `energy-v1` for tariffs a 2026-10-14 client sees in full, `elements-v1` for complex ones. */
+  billing_version: "energy-v1" | "elements-v1";
+  currency: "USD";
+  energy_wh: number;
+  dimensions: Record<PricedDimension, DimensionCost>;
+  /** What min_price/max_price added (positive) or removed (negative). */
+  price_bound: {
+    applied: "min_price" | "max_price" | null;
+    excl_vat_minor: number;
+    incl_vat_minor: number;
+  };
+  /** Sum of the four dimensions and price_bound. */
+  total: { excl_vat_minor: number; incl_vat_minor: number };
+  activity: ActivityBreakdown;
+  periods: PeriodDetail[];
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+const isoOf = (ms: Rational) => iso(Number(floor(ms)));
+
+export function describeActivity(activity: SessionActivity): ActivityBreakdown {
+  const intervals: ActivityInterval[] = [];
+  const totals: Record<ActivityKind, number> = { charging: 0, idle: 0, waiting: 0 };
+  let open: { kind: ActivityKind; start: number; end: number; wh: number } | null = null;
+  const close = () => {
+    if (!open) return;
+    const ms = open.end - open.start;
+    intervals.push({
+      kind: open.kind,
+      start: iso(open.start),
+      end: iso(open.end),
+      seconds: ms / 1000,
+      energy_wh: open.wh,
+    });
+    totals[open.kind] += ms;
+  };
+  for (const s of activity.segments) {
+    if (open && open.kind === s.kind) {
+      open.end = s.end;
+      open.wh += s.energyWh;
+    } else {
+      close();
+      open = { kind: s.kind, start: s.start, end: s.end, wh: s.energyWh };
+    }
+  }
+  close();
+  return {
+    method: activity.method,
+    reason: activity.noEnergy ? "no_energy" : null,
+    start_known: activity.startKnown,
+    started_at: iso(activity.start),
+    ended_at: iso(activity.end),
+    charging_seconds: totals.charging / 1000,
+    idle_seconds: totals.idle / 1000,
+    waiting_seconds: totals.waiting / 1000,
+    intervals,
+  };
+}
+
+export function describePeriod(p: PricedPeriod): PeriodDetail {
+  const { period } = p;
+  return {
+    start: isoOf(period.start),
+    end: isoOf(period.end),
+    activity: period.kind,
+    seconds: toNumber(sub(period.end, period.start)) / 1000,
+    energy_wh: toNumber(period.energyWh),
+    energy_before_wh: toNumber(period.energyBeforeWh),
+    elements: {
+      energy: p.energy?.element ?? null,
+      time: p.time?.element ?? null,
+      parking_time: p.parkingTime?.element ?? null,
+      flat: p.flat?.element ?? null,
+    },
+    cost_excl_vat_minor: toFixed(p.costExcl, 4),
+  };
+}

@@ -1,0 +1,173 @@
+/** Properties of the engine over generated tariffs and sessions (fast-check). */
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import {
+  type Run,
+  meterFromRuns,
+  periodsFromRuns,
+  runsArbitrary,
+  startArbitrary,
+  tariffArbitrary,
+} from "./arbitraries";
+import { priceSession } from "./engine";
+import type { PriceResult } from "./price-result";
+import { quoteSession } from "./quote";
+
+const RUNS = { numRuns: 150 };
+
+/** Everything a bill depends on (period detail legitimately differs with the cuts). */
+const billed = (r: PriceResult) => ({
+  dimensions: r.dimensions,
+  price_bound: r.price_bound,
+  total: r.total,
+  activity: { ...r.activity, method: null },
+});
+
+const cutsArbitrary = fc.func(fc.boolean());
+
+describe("splitting a session's periods differently never changes its price", () => {
+  it("extra meter readings on the straight line between two readings", () => {
+    fc.assert(
+      fc.property(
+        tariffArbitrary(),
+        startArbitrary,
+        runsArbitrary,
+        cutsArbitrary,
+        (tariff, start, runs, cut) => {
+          const coarse = priceSession(tariff, meterFromRuns(start, runs));
+          const fine = priceSession(
+            tariff,
+            meterFromRuns(start, runs, (i, m) => cut(i, m)),
+          );
+          expect(billed(fine)).toEqual(billed(coarse));
+        },
+      ),
+      RUNS,
+    );
+  });
+
+  it("OCPI charging periods grouped any way price as the meter series", () => {
+    fc.assert(
+      fc.property(
+        tariffArbitrary(),
+        startArbitrary,
+        runsArbitrary,
+        cutsArbitrary,
+        (tariff, start, runs, cut) => {
+          const meter = priceSession(tariff, meterFromRuns(start, runs));
+          const periods = priceSession(
+            tariff,
+            periodsFromRuns(start, runs, (i, m) => cut(i, m)),
+          );
+          expect(billed(periods)).toEqual(billed(meter));
+        },
+      ),
+      RUNS,
+    );
+  });
+});
+
+describe("totals", () => {
+  it("equal the sum of the dimensions and the min/max adjustment", () => {
+    fc.assert(
+      fc.property(tariffArbitrary(), startArbitrary, runsArbitrary, (tariff, start, runs) => {
+        const r = priceSession(tariff, meterFromRuns(start, runs));
+        const d = Object.values(r.dimensions);
+        for (const key of ["excl_vat_minor", "incl_vat_minor"] as const) {
+          expect(r.total[key]).toBe(d.reduce((s, x) => s + x[key], 0) + r.price_bound[key]);
+          for (const x of d) expect(Number.isSafeInteger(x[key]) && x[key] >= 0).toBe(true);
+        }
+      }),
+      RUNS,
+    );
+  });
+
+  it("stay within min_price and max_price (excl. VAT)", () => {
+    fc.assert(
+      fc.property(tariffArbitrary(), startArbitrary, runsArbitrary, (tariff, start, runs) => {
+        const total = priceSession(tariff, meterFromRuns(start, runs)).total.excl_vat_minor;
+        if (tariff.min_price)
+          expect(total).toBeGreaterThanOrEqual(Math.round(tariff.min_price.excl_vat * 100));
+        if (tariff.max_price)
+          expect(total).toBeLessThanOrEqual(Math.round(tariff.max_price.excl_vat * 100));
+      }),
+      RUNS,
+    );
+  });
+});
+
+describe("price never decreases when energy or time increase (non-negative tariffs)", () => {
+  // Holds for restrictions that do not depend on how much or how fast energy flows; README
+  // "Monotonicity" shows why power and kWh restrictions can make more energy cheaper.
+  const clockAndDuration = tariffArbitrary({ restrictions: ["clock", "duration"] });
+
+  it("more energy over the same charging time", () => {
+    fc.assert(
+      fc.property(
+        clockAndDuration,
+        startArbitrary,
+        fc.integer({ min: 0, max: 80_000 }),
+        fc.integer({ min: 0, max: 40_000 }),
+        fc.integer({ min: 0, max: 8 * 3600 }),
+        (tariff, start, wh, more, seconds) => {
+          const a = quoteSession(tariff, {
+            energy_wh: wh,
+            duration_seconds: seconds,
+            start_at: start,
+          });
+          const b = quoteSession(tariff, {
+            energy_wh: wh + more,
+            duration_seconds: seconds,
+            start_at: start,
+          });
+          expect(b.total.excl_vat_minor).toBeGreaterThanOrEqual(a.total.excl_vat_minor);
+          expect(b.total.incl_vat_minor).toBeGreaterThanOrEqual(a.total.incl_vat_minor);
+        },
+      ),
+      RUNS,
+    );
+  });
+
+  it("more energy in each charging minute of a meter series", () => {
+    fc.assert(
+      fc.property(
+        clockAndDuration,
+        startArbitrary,
+        runsArbitrary,
+        fc.integer({ min: 1, max: 500 }),
+        (tariff, start, runs, extra) => {
+          const more: Run[] = runs.map((r) => ({
+            ...r,
+            whPerMinute: r.whPerMinute > 0 ? r.whPerMinute + extra : 0,
+          }));
+          const a = priceSession(tariff, meterFromRuns(start, runs)).total;
+          const b = priceSession(tariff, meterFromRuns(start, more)).total;
+          expect(b.excl_vat_minor).toBeGreaterThanOrEqual(a.excl_vat_minor);
+          expect(b.incl_vat_minor).toBeGreaterThanOrEqual(a.incl_vat_minor);
+        },
+      ),
+      RUNS,
+    );
+  });
+
+  it("charging for longer (a session extended by more charging)", () => {
+    // Any restriction kind; step size 1 and a fallback element so every second and Wh is billed.
+    const anyRestrictions = tariffArbitrary({ unitSteps: true, fallback: true });
+    fc.assert(
+      fc.property(
+        anyRestrictions,
+        startArbitrary,
+        runsArbitrary,
+        runsArbitrary,
+        (tariff, start, runs, tail) => {
+          const charging = tail.map((r) => ({ ...r, whPerMinute: r.whPerMinute + 1 }));
+          const a = priceSession(tariff, meterFromRuns(start, runs)).total;
+          const b = priceSession(tariff, meterFromRuns(start, [...runs, ...charging])).total;
+          expect(b.excl_vat_minor).toBeGreaterThanOrEqual(a.excl_vat_minor);
+          expect(b.incl_vat_minor).toBeGreaterThanOrEqual(a.incl_vat_minor);
+        },
+      ),
+      RUNS,
+    );
+  });
+});

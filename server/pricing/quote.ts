@@ -1,0 +1,141 @@
+/**
+ * Quotes and descriptions of a tariff: the price of a given energy over a given duration (charging
+ * evenly from the start to the end, as the tariff quote route and simulated bills need), a
+ * human-readable `pricing_summary`, and `is_complex`.
+ */
+import { type PriceOptions, priceSession } from "./engine";
+import { PricingError } from "./errors";
+import type { PriceResult } from "./price-result";
+import { type Rational, exact, mul, rat, toFixed } from "./rational";
+import { type Instant, instantMs } from "./session";
+import { isComplex } from "./tariff-model";
+import {
+  DAYS_OF_WEEK,
+  type PriceComponent,
+  type TariffRestrictions,
+  type TariffSnapshot,
+} from "./tariff-schema";
+
+export { isComplex };
+
+export interface QuoteInput {
+  energy_wh: number;
+  duration_seconds: number;
+  start_at: Instant;
+}
+
+/** Price of `energy_wh` drawn evenly over `duration_seconds` from `start_at`, all charging. */
+export function quoteSession(
+  tariff: TariffSnapshot,
+  input: QuoteInput,
+  options?: PriceOptions,
+): PriceResult {
+  if (!Number.isSafeInteger(input.energy_wh) || input.energy_wh < 0) {
+    throw new PricingError("session_invalid", "energy_wh must be a non-negative integer", {
+      field: "energy_wh",
+    });
+  }
+  if (!Number.isFinite(input.duration_seconds) || input.duration_seconds < 0) {
+    throw new PricingError("session_invalid", "duration_seconds must not be negative", {
+      field: "duration_seconds",
+    });
+  }
+  const start = instantMs(input.start_at, "start_at");
+  const end = start + Math.round(input.duration_seconds * 1000);
+  return priceSession(
+    tariff,
+    {
+      method: "meter_values",
+      started_at: start,
+      stopped_at: end,
+      readings: [
+        { at: start, energy_wh: 0 },
+        { at: end, energy_wh: input.energy_wh },
+      ],
+    },
+    options,
+  );
+}
+
+/** "$0.25", "$0.0125": dollars with 2 to 4 decimals, from an exact amount in dollars. */
+function dollars(amount: Rational): string {
+  const [whole = "0", fraction = ""] = toFixed(amount, 4).split(".");
+  return `$${whole}.${fraction.replace(/0+$/, "").padEnd(2, "0")}`;
+}
+
+function duration(seconds: number): string {
+  if (seconds % 3600 === 0) return `${seconds / 3600} h`;
+  if (seconds % 60 === 0) return `${seconds / 60} min`;
+  return `${seconds} s`;
+}
+
+const DAY_ABBREVIATIONS = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"];
+
+function days(list: readonly (typeof DAYS_OF_WEEK)[number][]): string {
+  const idx = [...new Set(list.map((d) => DAYS_OF_WEEK.indexOf(d)))].sort((a, b) => a - b);
+  if (idx.length === 7) return "every day";
+  const name = (i: number) => DAY_ABBREVIATIONS[i] ?? "?";
+  const first = idx[0] ?? 0;
+  const last = idx[idx.length - 1] ?? 0;
+  if (idx.length > 2 && last - first === idx.length - 1) return `${name(first)}–${name(last)}`;
+  return idx.map(name).join(", ");
+}
+
+function range(lo: number | undefined, hi: number | undefined, unit: string): string | null {
+  if (lo !== undefined && hi !== undefined) return `${lo}–${hi} ${unit}`;
+  if (lo !== undefined) return `from ${lo} ${unit}`;
+  if (hi !== undefined) return `below ${hi} ${unit}`;
+  return null;
+}
+
+function restrictionText(r: TariffRestrictions | undefined): string {
+  if (!r) return "";
+  const parts: (string | null)[] = [];
+  if (r.start_time && r.end_time) parts.push(`${r.start_time}–${r.end_time}`);
+  else if (r.start_time) parts.push(`from ${r.start_time}`);
+  else if (r.end_time) parts.push(`until ${r.end_time}`);
+  if (r.day_of_week) parts.push(days(r.day_of_week));
+  if (r.start_date) parts.push(`from ${r.start_date}`);
+  if (r.end_date) parts.push(`before ${r.end_date}`);
+  parts.push(range(r.min_kwh, r.max_kwh, "kWh"));
+  parts.push(range(r.min_power, r.max_power, "kW"));
+  parts.push(range(r.min_current, r.max_current, "A"));
+  if (r.min_duration !== undefined) parts.push(`after ${duration(r.min_duration)}`);
+  if (r.max_duration !== undefined) parts.push(`first ${duration(r.max_duration)}`);
+  if (r.reservation) parts.push("reservations only");
+  const text = parts.filter((p): p is string => p !== null).join(", ");
+  return text ? ` (${text})` : "";
+}
+
+function componentText(c: PriceComponent): string {
+  const price = dollars(exact(c.price));
+  const vat = c.vat ? ` +${c.vat}% VAT` : "";
+  switch (c.type) {
+    case "ENERGY":
+      return `${price} per kWh${c.step_size > 1 ? ` in steps of ${c.step_size} Wh` : ""}${vat}`;
+    case "TIME":
+    case "PARKING_TIME": {
+      const what = c.type === "TIME" ? "charging" : "idle";
+      const step = c.step_size > 1 ? ` in steps of ${duration(c.step_size)}` : "";
+      return `${price} per hour ${what}${step}${vat}`;
+    }
+    case "FLAT":
+      return `${price} per session${vat}`;
+  }
+}
+
+/** One line a person can read, e.g. "$0.30 per kWh" or the elements in order of precedence. */
+export function pricingSummary(tariff: TariffSnapshot): string {
+  if (!tariff.elements) {
+    return `${dollars(mul(rat(tariff.rate_minor_per_kwh ?? 0), rat(1n, 100n)))} per kWh`;
+  }
+  const parts = tariff.elements.map(
+    (e) => e.price_components.map(componentText).join(" + ") + restrictionText(e.restrictions),
+  );
+  const bounds: string[] = [];
+  if (tariff.min_price) bounds.push(`minimum ${dollars(exact(tariff.min_price.excl_vat))}`);
+  if (tariff.max_price) bounds.push(`maximum ${dollars(exact(tariff.max_price.excl_vat))}`);
+  if (bounds.length) parts.push(`${bounds.join(", ")} per session excl. VAT`);
+  const zone = tariff.time_zone ? ` Local times in ${tariff.time_zone}.` : "";
+  return `${parts.join("; ")}.${zone}`;
+}
