@@ -9,20 +9,7 @@ const steps = [
   ["format", "npx", ["prettier", "--check", "--log-level", "warn", "."]],
   ["typecheck", "npx", ["tsc", "--noEmit", "-p", "tsconfig.json"]],
   ["lint", "npx", ["eslint", "--max-warnings", "0", "."]],
-  [
-    "migrations",
-    "node",
-    [
-      "scripts/prisma.mjs",
-      "migrate",
-      "diff",
-      "--from-migrations",
-      "prisma/migrations",
-      "--to-schema",
-      "prisma/schema.prisma",
-      "--exit-code",
-    ],
-  ],
+  ["migrations", "npx", ["tsx", "scripts/migrations.ts", "check"]],
   [
     "unit+integration",
     "npx",
