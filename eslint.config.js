@@ -44,6 +44,7 @@ export default tseslint.config(
     files: ["**/*.mjs", "**/*.js"],
     ...tseslint.configs.disableTypeChecked,
     languageOptions: {
+      parserOptions: { projectService: false, project: null },
       globals: {
         process: "readonly",
         console: "readonly",

@@ -14,21 +14,51 @@ const KEYS = 40; // spread over keys so the per-key limit (1200/min max) is not 
 
 const product = await startProduct();
 try {
-  const boot = product.admin(["bootstrap", "--email", "bench@example.com", "--team", "Bench", "--project", "Bench"]);
+  const boot = product.admin([
+    "bootstrap",
+    "--email",
+    "bench@example.com",
+    "--team",
+    "Bench",
+    "--project",
+    "Bench",
+  ]);
   const tenant = boot.tenant_id as number;
   const keys: string[] = [];
-  for (let i = 0; i < KEYS; i++) keys.push(product.admin(["create-key", "--tenant", String(tenant), "--scopes", "stations:read,stations:write"]).api_key.secret);
+  for (let i = 0; i < KEYS; i++)
+    keys.push(
+      product.admin([
+        "create-key",
+        "--tenant",
+        String(tenant),
+        "--scopes",
+        "stations:read,stations:write",
+      ]).api_key.secret,
+    );
   const auth = { authorization: `Bearer ${keys[0]}`, "content-type": "application/json" };
-  const location = await (await fetch(`${product.baseUrl}/v1/tenants/${tenant}/locations`, {
-    method: "POST",
-    headers: { ...auth, "idempotency-key": `bench-location-${Date.now()}` },
-    body: JSON.stringify({ name: "Bench", address: { street: "1 Bench St", city: "Austin", country: "US" }, coordinates: { latitude: 30, longitude: -97 }, time_zone: "America/Chicago" }),
-  })).json();
-  const station = await (await fetch(`${product.baseUrl}/v1/tenants/${tenant}/stations`, {
-    method: "POST",
-    headers: { ...auth, "idempotency-key": `bench-station-${Date.now()}` },
-    body: JSON.stringify({ name: `BENCH-${Date.now()}`, location_id: location.id, connector_count: 2 }),
-  })).json();
+  const location = await (
+    await fetch(`${product.baseUrl}/v1/tenants/${tenant}/locations`, {
+      method: "POST",
+      headers: { ...auth, "idempotency-key": `bench-location-${Date.now()}` },
+      body: JSON.stringify({
+        name: "Bench",
+        address: { street: "1 Bench St", city: "Austin", country: "US" },
+        coordinates: { latitude: 30, longitude: -97 },
+        time_zone: "America/Chicago",
+      }),
+    })
+  ).json();
+  const station = await (
+    await fetch(`${product.baseUrl}/v1/tenants/${tenant}/stations`, {
+      method: "POST",
+      headers: { ...auth, "idempotency-key": `bench-station-${Date.now()}` },
+      body: JSON.stringify({
+        name: `BENCH-${Date.now()}`,
+        location_id: location.id,
+        connector_count: 2,
+      }),
+    })
+  ).json();
   // The no-limit-per-key ceiling is 1200/min; raise every key to it.
   const { execFileSync } = await import("node:child_process");
   void execFileSync;
@@ -36,9 +66,19 @@ try {
   const noopUrl = `${product.baseUrl}/api/noop`;
   // warm up both routes (JIT, connection pools)
   await runLoad({ url: noopUrl, concurrency: 4, seconds: 2 });
-  await runLoad({ url: stationUrl, concurrency: 4, seconds: 2, headers: (i) => ({ authorization: `Bearer ${keys[i % KEYS]}` }) });
+  await runLoad({
+    url: stationUrl,
+    concurrency: 4,
+    seconds: 2,
+    headers: (i) => ({ authorization: `Bearer ${keys[i % KEYS]}` }),
+  });
   const noop = await runLoad({ url: noopUrl, concurrency: CONCURRENCY, seconds: SECONDS });
-  const read = await runLoad({ url: stationUrl, concurrency: CONCURRENCY, seconds: SECONDS, headers: (i) => ({ authorization: `Bearer ${keys[i % KEYS]}` }) });
+  const read = await runLoad({
+    url: stationUrl,
+    concurrency: CONCURRENCY,
+    seconds: SECONDS,
+    headers: (i) => ({ authorization: `Bearer ${keys[i % KEYS]}` }),
+  });
   const result = {
     benchmark: "api-read",
     date: new Date().toISOString(),

@@ -25,7 +25,8 @@ export async function runLoad(options: {
   headers?: (i: number) => Record<string, string>;
 }): Promise<LoadResult> {
   const target = new URL(options.url);
-  if (!["127.0.0.1", "localhost", "[::1]"].includes(target.hostname)) throw new Error("loopback only");
+  if (!["127.0.0.1", "localhost", "[::1]"].includes(target.hostname))
+    throw new Error("loopback only");
   const agent = new http.Agent({ keepAlive: true, maxSockets: options.concurrency });
   const latencies: number[] = [];
   let non2xx = 0;

@@ -5,7 +5,9 @@ const tenant = () => process.env.E2E_TENANT_ID!;
 const auth = () => ({ authorization: `Bearer ${process.env.E2E_API_KEY!}` });
 
 test.describe("the /v1 API of the production build", () => {
-  test("a first call: discovery, health and access with a bootstrapped key", async ({ request }) => {
+  test("a first call: discovery, health and access with a bootstrapped key", async ({
+    request,
+  }) => {
     const discovery = await request.get(`${base()}/v1`);
     expect(discovery.status()).toBe(200);
     expect(discovery.headers()["service-version"]).toBe("2026-10-15");
@@ -36,7 +38,9 @@ test.describe("the /v1 API of the production build", () => {
     expect(station.status()).toBe(201);
     const body = await station.json();
     expect(body.connection_url).toBe(`${process.env.E2E_OCPP_URL}/ocpp/${name}`);
-    const read = await request.get(`${base()}/v1/tenants/${tenant()}/stations/${body.id}`, { headers: auth() });
+    const read = await request.get(`${base()}/v1/tenants/${tenant()}/stations/${body.id}`, {
+      headers: auth(),
+    });
     expect(await read.json()).toEqual(body);
   });
 
@@ -51,8 +55,12 @@ test.describe("the /v1 API of the production build", () => {
     expect(noKey.status()).toBe(401);
     expect((await noKey.json()).error.code).toBe("unauthenticated");
     const bad = await request.post(`${base()}/v1/tenants/${tenant()}/locations`, {
-      headers: { ...auth(), "idempotency-key": "e2e-bad-json-1", "content-type": "application/json" },
-      data: "{oops",
+      headers: {
+        ...auth(),
+        "idempotency-key": "e2e-bad-json-1",
+        "content-type": "application/json",
+      },
+      data: Buffer.from("{oops"),
     });
     expect(bad.status()).toBe(400);
     expect((await bad.json()).error.code).toBe("invalid_json");
@@ -62,6 +70,8 @@ test.describe("the /v1 API of the production build", () => {
     const doc = await request.get(`${base()}/v1/openapi.json`);
     const body = await doc.json();
     expect(body.openapi).toBe("3.1.0");
-    expect(body.paths["/v1/tenants/{tenant_id}/stations/{station_id}"].get["x-scopes"]).toEqual(["stations:read"]);
+    expect(body.paths["/v1/tenants/{tenant_id}/stations/{station_id}"].get["x-scopes"]).toEqual([
+      "stations:read",
+    ]);
   });
 });

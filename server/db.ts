@@ -8,8 +8,15 @@ export type DbTx = Omit<Db, "$connect" | "$disconnect" | "$on" | "$transaction" 
 
 const globalForDb = globalThis as unknown as { __db?: Db };
 
+let overrideUrl: string | undefined;
+
+/** For entry points that start the embedded database themselves (admin CLI): use this URL. */
+export function useDatabaseUrl(url: string) {
+  overrideUrl = url;
+}
+
 function requireDatabaseUrl(): string {
-  const url = env().databaseUrl;
+  const url = overrideUrl ?? env().databaseUrl;
   if (!url) {
     // `npm start`, the admin CLI and the test harness resolve the database (embedded or not)
     // and pass DATABASE_URL to every process; a process started any other way must do the same.

@@ -1,0 +1,84 @@
+/**
+ * The OCPP gateway process: charger websockets at /ocpp/<station name>, a health probe at /health,
+ * and (as they land) the background workers. Run N copies against one database.
+ */
+import http from "node:http";
+import { closeDb, db } from "../server/db";
+import { applyMigrations } from "../server/db/migrate";
+import { env, EnvError } from "../server/env";
+import { log } from "../server/log";
+import { createGateway } from "./gateway";
+
+async function main() {
+  let config;
+  try {
+    config = env();
+  } catch (error) {
+    if (error instanceof EnvError) {
+      console.error(`config error: ${error.message}`);
+      process.exit(1);
+    }
+    throw error;
+  }
+  if (!config.databaseUrl) {
+    console.error(
+      "config error: DATABASE_URL is required for the ocpp process (npm start sets it)",
+    );
+    process.exit(1);
+  }
+  // Safe when `npm start` already did it: migrations run under an advisory lock, once each.
+  await applyMigrations(config.databaseUrl, { log: (line) => log.info(line) });
+  await db().$queryRaw`SELECT 1`;
+
+  const gateway = await createGateway({ db: db() });
+  const server = http.createServer((req, res) => {
+    if (req.method === "GET" && req.url === "/health") {
+      db().$queryRaw`SELECT 1`
+        .then(
+          () => ({ status: 200, database: "ok" }),
+          () => ({ status: 503, database: "unreachable" }),
+        )
+        .then(({ status, database }) => {
+          res.writeHead(status, { "content-type": "application/json" });
+          res.end(
+            JSON.stringify({
+              status: status === 200 ? "ok" : "degraded",
+              database,
+              gateway_id: gateway.id,
+              connections: gateway.connectionCount(),
+            }),
+          );
+        })
+        .catch(() => res.destroy());
+      return;
+    }
+    res.writeHead(404, { "content-type": "application/json" });
+    res.end(
+      JSON.stringify({
+        error: {
+          code: "route_not_found",
+          message: "Chargers connect to /ocpp/<station name>.",
+          details: {},
+        },
+      }),
+    );
+  });
+  server.on("upgrade", (req, socket, head) => gateway.handleUpgrade(req, socket, head));
+  await new Promise<void>((resolve) => server.listen(config.ocppPort, resolve));
+  log.info("ocpp gateway listening", { port: config.ocppPort, gateway_id: gateway.id });
+
+  let stopping = false;
+  const shutdown = async () => {
+    if (stopping) return;
+    stopping = true;
+    log.info("ocpp gateway stopping");
+    server.close();
+    await gateway.close();
+    await closeDb();
+    process.exit(0);
+  };
+  process.on("SIGINT", () => void shutdown());
+  process.on("SIGTERM", () => void shutdown());
+}
+
+await main();

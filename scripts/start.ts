@@ -1,0 +1,186 @@
+/**
+ * `npm start`: the whole product on one machine.
+ * 1. validate configuration (a bad value stops here with one line);
+ * 2. with no DATABASE_URL, start the embedded PostgreSQL under DATA_DIR (kept across restarts);
+ * 3. apply migrations;
+ * 4. build the web app when its sources changed since the last build;
+ * 5. run the web process (`next start`) and the OCPP gateway (`ocpp/main.ts`), print where they are;
+ * 6. on Ctrl-C (or SIGTERM) stop both, then PostgreSQL; if either dies, stop everything.
+ */
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import crypto from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import { startEmbeddedDatabase, type EmbeddedDatabase } from "../server/db/embedded";
+import { applyMigrations } from "../server/db/migrate";
+import { env, EnvError } from "../server/env";
+
+const ROOT = path.resolve(import.meta.dirname, "..");
+const BIN = path.join(ROOT, "node_modules", ".bin");
+const HASH_FILE = path.join(ROOT, ".next", "source-hash");
+const SOURCES = [
+  "app",
+  "server",
+  "components",
+  "public",
+  "next.config.ts",
+  "package-lock.json",
+  "prisma/schema.prisma",
+  "postcss.config.mjs",
+  "tsconfig.json",
+];
+
+const say = (line: string) => process.stderr.write(`${line}\n`);
+
+function sourceHash(): string {
+  const hash = crypto.createHash("sha256");
+  const walk = (target: string) => {
+    const full = path.join(ROOT, target);
+    if (!fs.existsSync(full)) return;
+    const stat = fs.statSync(full);
+    if (stat.isDirectory()) {
+      for (const name of fs.readdirSync(full).sort()) {
+        if (name === "generated" || name === "node_modules" || name.endsWith(".test.ts")) continue;
+        walk(path.join(target, name));
+      }
+    } else {
+      hash.update(target).update(fs.readFileSync(full));
+    }
+  };
+  SOURCES.forEach(walk);
+  return hash.digest("hex");
+}
+
+function buildIfNeeded() {
+  const hash = sourceHash();
+  const built =
+    fs.existsSync(path.join(ROOT, ".next", "BUILD_ID")) &&
+    fs.existsSync(HASH_FILE) &&
+    fs.readFileSync(HASH_FILE, "utf8") === hash;
+  if (built) return;
+  say("building the web app (first start, or sources changed)…");
+  const result = spawnSync(path.join(BIN, "next"), ["build"], {
+    cwd: ROOT,
+    stdio: ["ignore", process.stderr, process.stderr],
+    env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" },
+  });
+  if (result.status !== 0)
+    throw new Error(`next build failed (exit ${result.status ?? result.signal})`);
+  fs.writeFileSync(HASH_FILE, hash);
+}
+
+function prefixed(child: ChildProcess, name: string) {
+  for (const stream of [child.stdout, child.stderr]) {
+    let buffer = "";
+    stream?.on("data", (chunk: Buffer) => {
+      buffer += chunk.toString();
+      const lines = buffer.split("\n");
+      buffer = lines.pop() ?? "";
+      for (const line of lines) process.stderr.write(`${name} | ${line}\n`);
+    });
+  }
+}
+
+async function waitFor(url: string, child: ChildProcess, name: string) {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null)
+      throw new Error(`${name} exited during start-up (exit ${child.exitCode})`);
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      /* not listening yet */
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`${name} did not answer ${url} within 60 s`);
+}
+
+async function main() {
+  let config;
+  try {
+    config = env();
+  } catch (error) {
+    if (error instanceof EnvError) {
+      console.error(`config error: ${error.message}`);
+      process.exit(1);
+    }
+    throw error;
+  }
+  let database: EmbeddedDatabase | undefined;
+  const children: ChildProcess[] = [];
+  let stopping = false;
+  const stop = async (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    for (const child of children) if (child.exitCode === null) child.kill("SIGTERM");
+    await Promise.all(
+      children.map(
+        (child) =>
+          new Promise<void>((resolve) => {
+            if (child.exitCode !== null || child.signalCode !== null) return resolve();
+            const timer = setTimeout(() => {
+              child.kill("SIGKILL");
+              resolve();
+            }, 10_000);
+            child.once("exit", () => {
+              clearTimeout(timer);
+              resolve();
+            });
+          }),
+      ),
+    );
+    await database
+      ?.stop()
+      .catch((error: unknown) => say(`stopping PostgreSQL failed: ${String(error)}`));
+    process.exit(code);
+  };
+  process.on("SIGINT", () => void stop(0));
+  process.on("SIGTERM", () => void stop(0));
+
+  try {
+    let databaseUrl = config.databaseUrl;
+    if (!databaseUrl) {
+      say(`starting the embedded PostgreSQL (data in ${path.join(config.dataDir, "postgres")})…`);
+      database = await startEmbeddedDatabase({ dataDir: config.dataDir });
+      databaseUrl = database.url;
+    }
+    await applyMigrations(databaseUrl, { log: say });
+    buildIfNeeded();
+    const childEnv = { ...process.env, DATABASE_URL: databaseUrl, NEXT_TELEMETRY_DISABLED: "1" };
+    const web = spawn(path.join(BIN, "next"), ["start", "-p", String(config.port)], {
+      cwd: ROOT,
+      env: childEnv,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const ocpp = spawn(path.join(BIN, "tsx"), ["ocpp/main.ts"], {
+      cwd: ROOT,
+      env: childEnv,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    children.push(web, ocpp);
+    prefixed(web, "web ");
+    prefixed(ocpp, "ocpp");
+    for (const [child, name] of [
+      [web, "web"],
+      [ocpp, "ocpp"],
+    ] as const) {
+      child.on("exit", (code, signal) => {
+        if (stopping) return;
+        say(`${name} stopped unexpectedly (${code ?? signal}); stopping everything`);
+        void stop(1);
+      });
+    }
+    await waitFor(`http://127.0.0.1:${config.port}/v1/health`, web, "web");
+    await waitFor(`http://127.0.0.1:${config.ocppPort}/health`, ocpp, "ocpp");
+    console.log(`Console:  ${config.publicBaseUrl}/`);
+    console.log(`API:      ${config.publicBaseUrl}/v1`);
+    console.log(`OCPP:     ${config.ocppPublicUrl}/ocpp/<station name>`);
+    say("running; press Ctrl-C to stop");
+  } catch (error) {
+    say(`start failed: ${(error as Error).message}`);
+    await stop(1);
+  }
+}
+
+await main();

@@ -1,0 +1,152 @@
+/**
+ * Operator CLI, usable before any console exists and whether or not the service runs:
+ *   npm run admin -- bootstrap --email <email> --team <name> --project <name> [--scopes a,b]
+ *   npm run admin -- create-key --tenant <id> [--scopes a,b]
+ *   npm run admin -- revoke-key <key id>
+ *   npm run admin -- set-rate-limit <key id> <requests per minute>
+ * stdout carries exactly one JSON object; everything else goes to stderr.
+ */
+import { parseArgs } from "node:util";
+import { closeDb, db, useDatabaseUrl } from "../db";
+import { startEmbeddedDatabase, type EmbeddedDatabase } from "../db/embedded";
+import { applyMigrations } from "../db/migrate";
+import { env, EnvError } from "../env";
+import { createApiKey } from "../keys/create-api-key";
+import { revokeApiKey } from "../keys/revoke-api-key";
+import { PROJECT_SCOPES, parseScopeList, type Scope } from "../keys/scopes";
+import { RATE_LIMIT_MAX, RATE_LIMIT_MIN, setApiKeyRateLimit } from "../keys/set-rate-limit";
+import { bootstrapProject } from "../teams/bootstrap-project";
+
+const USAGE = `usage:
+  admin bootstrap --email <email> --team <name> --project <name> [--scopes <comma-separated>]
+  admin create-key --tenant <id> [--scopes <comma-separated>]
+  admin revoke-key <key id>
+  admin set-rate-limit <key id> <${RATE_LIMIT_MIN}-${RATE_LIMIT_MAX}>`;
+
+class UsageError extends Error {}
+class NotFoundError extends Error {}
+
+function scopesOf(value: string | undefined): Scope[] {
+  if (value === undefined) return [...PROJECT_SCOPES];
+  try {
+    return parseScopeList(value);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
+function required(values: Record<string, string | undefined>, name: string): string {
+  const value = values[name]?.trim();
+  if (!value) throw new UsageError(`--${name} is required`);
+  return value;
+}
+
+async function run(argv: string[]): Promise<unknown> {
+  const [command, ...rest] = argv;
+  const options = {
+    email: { type: "string" },
+    team: { type: "string" },
+    project: { type: "string" },
+    scopes: { type: "string" },
+    tenant: { type: "string" },
+  } as const;
+  let parsed;
+  try {
+    parsed = parseArgs({ args: rest, options, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const { values, positionals } = parsed;
+  switch (command) {
+    case "bootstrap": {
+      const email = required(values, "email");
+      if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email))
+        throw new UsageError("--email must be an email address");
+      return bootstrapProject({
+        email,
+        teamName: required(values, "team"),
+        projectName: required(values, "project"),
+        scopes: scopesOf(values.scopes),
+      });
+    }
+    case "create-key": {
+      const tenantId = Number(required(values, "tenant"));
+      if (!Number.isInteger(tenantId) || tenantId < 1)
+        throw new UsageError("--tenant must be a tenant ID");
+      if (!(await db().tenant.findUnique({ where: { id: tenantId } })))
+        throw new NotFoundError(`no tenant ${tenantId}`);
+      return {
+        api_key: await createApiKey({
+          tenantId,
+          scopes: scopesOf(values.scopes),
+          name: "admin-cli",
+        }),
+      };
+    }
+    case "revoke-key": {
+      const keyId = positionals[0];
+      if (!keyId || positionals.length !== 1) throw new UsageError("revoke-key takes one key ID");
+      const key = await revokeApiKey({ keyId });
+      if (!key) throw new NotFoundError(`no key ${keyId}`);
+      return { id: key.id, revoked: true, revoked_at: key.revokedAt?.toISOString() ?? null };
+    }
+    case "set-rate-limit": {
+      const [keyId, value] = positionals;
+      const perMinute = Number(value);
+      if (
+        !keyId ||
+        !Number.isInteger(perMinute) ||
+        perMinute < RATE_LIMIT_MIN ||
+        perMinute > RATE_LIMIT_MAX
+      ) {
+        throw new UsageError(
+          `set-rate-limit takes a key ID and an integer from ${RATE_LIMIT_MIN} to ${RATE_LIMIT_MAX}`,
+        );
+      }
+      if (!(await db().apiKey.findUnique({ where: { id: keyId } })))
+        throw new NotFoundError(`no key ${keyId}`);
+      const key = await setApiKeyRateLimit({ keyId, perMinute });
+      return { id: key.id, rate_limit_per_minute: key.rateLimitPerMinute };
+    }
+    default:
+      throw new UsageError(command ? `unknown command ${command}` : "no command given");
+  }
+}
+
+async function main() {
+  const argv = process.argv.slice(2);
+  let database: EmbeddedDatabase | undefined;
+  let code = 0;
+  try {
+    const config = env();
+    let url = config.databaseUrl;
+    if (!url) {
+      // Reuse the embedded server `npm start` runs on this DATA_DIR, or start it for this command.
+      database = await startEmbeddedDatabase({ dataDir: config.dataDir, reuseRunning: true });
+      url = database.url;
+      useDatabaseUrl(url);
+    }
+    await applyMigrations(url);
+    const output = await run(argv);
+    process.stdout.write(`${JSON.stringify(output)}\n`);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      process.stderr.write(`admin: ${error.message}\n${USAGE}\n`);
+      code = 2;
+    } else if (error instanceof EnvError) {
+      process.stderr.write(`config error: ${error.message}\n`);
+      code = 1;
+    } else {
+      process.stderr.write(
+        `admin: ${error instanceof NotFoundError ? error.message : String((error as Error).stack ?? error)}\n`,
+      );
+      code = 1;
+    }
+  } finally {
+    await closeDb().catch(() => {});
+    if (database?.owned) await database.stop().catch(() => {});
+  }
+  process.exit(code);
+}
+
+await main();

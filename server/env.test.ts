@@ -1,0 +1,43 @@
+import { describe, expect, it } from "vitest";
+import { EnvError, parseEnv } from "./env";
+
+describe("configuration", () => {
+  it("has defaults for everything", () => {
+    const env = parseEnv({});
+    expect(env).toMatchObject({
+      port: 3000,
+      ocppPort: 9000,
+      serviceEnv: "development",
+      databaseUrl: undefined,
+    });
+    expect(env.publicBaseUrl).toBe("http://localhost:3000");
+    expect(env.ocppPublicUrl).toBe("ws://localhost:9000");
+    expect(env.dataDir.endsWith(".data")).toBe(true);
+  });
+
+  it("derives the OCPP URL from the public base URL", () => {
+    const env = parseEnv({ PUBLIC_BASE_URL: "https://cp.example.com/", OCPP_PORT: "443" });
+    expect(env.publicBaseUrl).toBe("https://cp.example.com");
+    expect(env.ocppPublicUrl).toBe("wss://cp.example.com:443");
+  });
+
+  it.each([
+    ["PORT", "abc"],
+    ["PORT", "70000"],
+    ["OCPP_PORT", "0"],
+    ["DATABASE_URL", "mysql://x"],
+    ["PUBLIC_BASE_URL", "ftp://x"],
+    ["SERVICE_ENV", "staging"],
+  ])("refuses %s=%s with a one-line reason naming the variable", (name, value) => {
+    let error: unknown;
+    try {
+      parseEnv({ [name]: value });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(EnvError);
+    const message = (error as Error).message;
+    expect(message.startsWith(name)).toBe(true);
+    expect(message).not.toContain("\n");
+  });
+});
