@@ -1,0 +1,59 @@
+import type { DbTx } from "../db";
+import type { Prisma } from "../generated/prisma/client";
+import { newId } from "../lib/ids";
+
+export type AppendEventOptions = {
+  db: DbTx;
+  tenantId: number;
+  type: string;
+  resourceId: string | number | null;
+  data: Record<string, unknown>;
+  /** charger events: the station, and the charger's own timestamp (null for connectivity) */
+  station?: { id: number; occurredAt: Date | null };
+};
+
+/**
+ * Appends an event in the caller's transaction (the outbox rule: an event commits with the change
+ * it reports, or not at all).
+ *
+ * `sequence` comes from a per-tenant counter row updated here: the row lock is held until the
+ * transaction ends, so events of one tenant commit in sequence order and a reader paging by
+ * `sequence` never skips one that commits later. `station_sequence` likewise comes from the
+ * station row (+1 per station event).
+ */
+export async function appendEvent({
+  db,
+  tenantId,
+  type,
+  resourceId,
+  data,
+  station,
+}: AppendEventOptions) {
+  const [counter] = await db.$queryRaw<{ last_sequence: number }[]>`
+    INSERT INTO tenant_event_counters (tenant_id, last_sequence) VALUES (${tenantId}, 1)
+    ON CONFLICT (tenant_id) DO UPDATE SET last_sequence = tenant_event_counters.last_sequence + 1
+    RETURNING last_sequence`;
+  let stationSequence: number | null = null;
+  if (station) {
+    const [row] = await db.$queryRaw<{ event_sequence: number }[]>`
+      UPDATE stations SET event_sequence = event_sequence + 1 WHERE id = ${station.id}
+      RETURNING event_sequence`;
+    stationSequence = row?.event_sequence ?? null;
+  }
+  const event = await db.event.create({
+    data: {
+      id: newId("evt"),
+      tenantId,
+      sequence: counter!.last_sequence,
+      type,
+      resourceId: resourceId === null ? null : String(resourceId),
+      stationId: station?.id ?? null,
+      stationSequence,
+      occurredAt: station?.occurredAt ?? null,
+      data: data as Prisma.InputJsonObject,
+    },
+  });
+  // Wakes webhook workers and waiting readers; delivered only if the transaction commits.
+  await db.$executeRaw`SELECT pg_notify('events', ${String(tenantId)})`;
+  return event;
+}
