@@ -6,6 +6,9 @@
 import fs from "node:fs";
 import os from "node:os";
 import { startProduct } from "../e2e/fixtures/product";
+import { closeDb, db, useDatabaseUrl } from "../server/db";
+import { startEmbeddedDatabase } from "../server/db/embedded";
+import { createApiKey } from "../server/keys/create-api-key";
 import { runLoad } from "./load";
 
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
@@ -59,9 +62,6 @@ try {
       }),
     })
   ).json();
-  // The no-limit-per-key ceiling is 1200/min; raise every key to it.
-  const { execFileSync } = await import("node:child_process");
-  void execFileSync;
   const stationUrl = `${product.baseUrl}/v1/tenants/${tenant}/stations/${station.id}`;
   const noopUrl = `${product.baseUrl}/api/noop`;
   // warm up both routes (JIT, connection pools)
