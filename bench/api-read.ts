@@ -27,17 +27,21 @@ try {
     "Bench",
   ]);
   const tenant = boot.tenant_id as number;
+  // Keys straight in the product's database (its running embedded server), each at the maximum
+  // per-key limit, so the run measures the limiter's cost, not its refusals.
+  useDatabaseUrl(
+    (await startEmbeddedDatabase({ dataDir: product.dataDir, reuseRunning: true })).url,
+  );
   const keys: string[] = [];
-  for (let i = 0; i < KEYS; i++)
-    keys.push(
-      product.admin([
-        "create-key",
-        "--tenant",
-        String(tenant),
-        "--scopes",
-        "stations:read,stations:write",
-      ]).api_key.secret,
-    );
+  for (let i = 0; i < KEYS; i++) {
+    const key = await createApiKey({
+      tenantId: tenant,
+      scopes: ["stations:read", "stations:write"],
+    });
+    await db().apiKey.update({ where: { id: key.id }, data: { rateLimitPerMinute: 1200 } });
+    keys.push(key.secret);
+  }
+  await closeDb();
   const auth = { authorization: `Bearer ${keys[0]}`, "content-type": "application/json" };
   const location = await (
     await fetch(`${product.baseUrl}/v1/tenants/${tenant}/locations`, {

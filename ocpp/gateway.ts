@@ -1,7 +1,26 @@
 import type { IncomingMessage } from "node:http";
+import type { Socket } from "node:net";
 import type { Duplex } from "node:stream";
+import { RPCServer, createRPCError } from "ocpp-rpc";
 import type { Db } from "../server/db";
+import {
+  recordConnected,
+  recordDisconnected,
+  type ChargerContext,
+} from "../server/charging/connections";
+import type { Prisma } from "../server/generated/prisma/client";
 import { newId } from "../server/lib/ids";
+import { log } from "../server/log";
+import { verifyPassword } from "../server/lib/passwords";
+import { PROTOCOLS, strictModeValidators } from "./protocol/validators";
+import { runOperations } from "./operations";
+import { answerPolitely } from "./handlers/fallback";
+import { v16Handlers } from "./handlers/v16";
+import { v2Handlers } from "./handlers/v2";
+import type { ChargerHandler } from "./handlers/types";
+
+/** Largest OCPP-J frame accepted; bigger frames close the connection (1009) before parsing. */
+export const MAX_FRAME_BYTES = 256 * 1024;
 
 export type Gateway = {
   id: string;
@@ -10,26 +29,220 @@ export type Gateway = {
   close: () => Promise<void>;
 };
 
+type Session = { stationId: number; tenantId: number; name: string };
+type Client = {
+  identity: string;
+  protocol: string;
+  session: Session;
+  handle: (
+    handler: (call: { method: string; params: unknown; messageId: string }) => unknown,
+  ) => void;
+  call: (method: string, params: unknown, options?: { callTimeoutMs?: number }) => Promise<unknown>;
+  close: (options?: { code?: number; reason?: string; force?: boolean }) => Promise<unknown>;
+  on: (event: string, listener: (...args: unknown[]) => void) => void;
+};
+
+export type GatewayOptions = { db: Db; databaseUrl: string; callTimeoutMs?: number };
+
 /**
- * The charger-facing side of this process. Registers itself in `gateways` and keeps a heartbeat
- * there, so other gateways can tell when it died.
+ * The charger-facing side of an `ocpp` process: accepts OCPP-J websockets at /ocpp/<station name>,
+ * authenticates them (HTTP Basic, security profile 1), validates every message against the
+ * official schemas both ways, records what chargers report, and sends operator commands to the
+ * stations whose sockets it holds. Registers itself in `gateways` with a heartbeat so the API and
+ * other gateways know which process owns which station.
  */
-export async function createGateway({ db }: { db: Db }): Promise<Gateway> {
+export async function createGateway({
+  db,
+  databaseUrl,
+  callTimeoutMs = 30_000,
+}: GatewayOptions): Promise<Gateway> {
   const id = newId("gw");
   await db.gateway.create({ data: { id } });
+  const clients = new Map<number, { client: Client; connectedAt: Date }>();
+
+  const server = new RPCServer({
+    protocols: [...PROTOCOLS],
+    strictMode: true,
+    strictModeValidators,
+    callTimeoutMs,
+    pingIntervalMs: 30_000,
+    respondWithDetailedErrors: false,
+    wssOptions: { maxPayload: MAX_FRAME_BYTES },
+  });
+
+  type Accept = (session: Session, protocol?: string) => void;
+  type Reject = (code: number, message: string) => void;
+  type Handshake = {
+    identity: string;
+    password?: Buffer;
+    endpoint: string;
+    protocols: Set<string>;
+  };
+  server.auth(
+    (accept: Accept, reject: Reject, handshake: Handshake) =>
+      void authenticate(accept, reject, handshake),
+  );
+
+  async function authenticate(accept: Accept, reject: Reject, handshake: Handshake) {
+    try {
+      if (handshake.endpoint.replace(/\/+$/, "") !== "/ocpp") return reject(404, "Not Found");
+      const protocol = PROTOCOLS.find((p) => handshake.protocols.has(p));
+      if (!protocol) return reject(400, "Unsupported subprotocol");
+      const station = await db.station.findUnique({
+        where: { nameKey: handshake.identity.toLowerCase() },
+      });
+      // Unknown names and bad credentials get the same answer.
+      if (!station || !station.passwordHash || !handshake.password)
+        return reject(401, "Unauthorized");
+      if (!(await verifyPassword(handshake.password, station.passwordHash)))
+        return reject(401, "Unauthorized");
+      accept({ stationId: station.id, tenantId: station.tenantId, name: station.name }, protocol);
+    } catch (error) {
+      log.error("ocpp auth failed", { error });
+      reject(503, "Service Unavailable");
+    }
+  }
+
+  server.on("client", (raw: unknown) => {
+    const client = raw as Client;
+    void onClient(client).catch((error: unknown) => {
+      log.error("ocpp client setup failed", { station: client.session.stationId, error });
+      void client.close({ code: 1011, force: true });
+    });
+  });
+
+  async function onClient(client: Client) {
+    const { stationId, tenantId } = client.session;
+    const previous = clients.get(stationId);
+    const charger: ChargerContext = { stationId, tenantId, protocol: client.protocol };
+    const handlers = client.protocol === "ocpp1.6" ? v16Handlers : v2Handlers;
+    // One station's calls run one after another (OCPP-J chargers wait for each answer anyway), so a
+    // retried message finds the first one's record, and status changes apply in arrival order.
+    let queue: Promise<unknown> = Promise.resolve();
+    client.handle(({ method, params, messageId }) => {
+      const next = queue.then(() => handleCall(charger, handlers, method, params, messageId));
+      queue = next.catch(() => {});
+      return next;
+    });
+    const connectedAt = await recordConnected({
+      db,
+      station: { id: stationId, tenantId },
+      gatewayId: id,
+      protocol: client.protocol,
+    });
+    clients.set(stationId, { client, connectedAt });
+    if (previous)
+      void previous.client.close({ code: 1000, reason: "replaced by a new connection" });
+    client.on("close", () => {
+      if (clients.get(stationId)?.client === client) clients.delete(stationId);
+      void recordDisconnected({
+        db,
+        station: { id: stationId, tenantId },
+        gatewayId: id,
+        connectedAt,
+      }).catch((error: unknown) =>
+        log.error("recording a disconnect failed", { stationId, error }),
+      );
+    });
+    log.info("station connected", { stationId, protocol: client.protocol });
+  }
+
+  /**
+   * One charger call: applied once per message id (a retried message gets the stored answer), in
+   * one transaction with everything it records. Must not throw for bad input: the reply is an
+   * OCPP CALLERROR and the connection stays up.
+   */
+  async function handleCall(
+    charger: ChargerContext,
+    handlers: Record<string, ChargerHandler>,
+    method: string,
+    params: unknown,
+    messageId: string,
+  ) {
+    const handler = handlers[method];
+    if (!handler) return answerPolitely(charger.protocol, method);
+    try {
+      return await db.$transaction(async (tx) => {
+        const seen = await tx.chargerMessage.findUnique({
+          where: { stationId_messageId: { stationId: charger.stationId, messageId } },
+        });
+        if (seen && seen.action === method) return seen.response as Record<string, unknown>;
+        const response = await handler(tx, charger, params);
+        await tx.chargerMessage.upsert({
+          where: { stationId_messageId: { stationId: charger.stationId, messageId } },
+          update: {
+            action: method,
+            response: response as Prisma.InputJsonObject,
+            createdAt: new Date(),
+          },
+          create: {
+            stationId: charger.stationId,
+            messageId,
+            action: method,
+            response: response as Prisma.InputJsonObject,
+          },
+        });
+        await tx.station.update({
+          where: { id: charger.stationId },
+          data: { lastSeenAt: new Date() },
+        });
+        return response;
+      });
+    } catch (error) {
+      log.error("charger call failed", { stationId: charger.stationId, method, error });
+      throw createRPCError("InternalError", "The call could not be recorded; retry it.") as Error;
+    }
+  }
+
   const heartbeat = setInterval(() => {
-    db.gateway.update({ where: { id }, data: { heartbeatAt: new Date() } }).catch(() => {});
+    db.gateway
+      .update({ where: { id }, data: { heartbeatAt: new Date() } })
+      .catch((error: unknown) => log.warn("gateway heartbeat failed", { error }));
   }, 5_000);
   heartbeat.unref();
+
+  const operations = await runOperations({
+    db,
+    databaseUrl,
+    gatewayId: id,
+    localClient: (stationId) => clients.get(stationId)?.client,
+    disconnect: (stationId) =>
+      void clients
+        .get(stationId)
+        ?.client.close({ code: 1000, reason: "station removed", force: true }),
+    callTimeoutMs,
+  });
+
   return {
     id,
-    connectionCount: () => 0,
-    handleUpgrade: (_req, socket) => {
-      socket.end("HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n");
+    connectionCount: () => clients.size,
+    handleUpgrade: (req, socket, head) => {
+      void server.handleUpgrade(req, socket as Socket, head);
     },
     close: async () => {
       clearInterval(heartbeat);
+      await operations.stop();
+      await server.close({
+        code: 1001,
+        reason: "gateway stopping",
+        awaitPending: false,
+        force: true,
+      });
       await db.gateway.update({ where: { id }, data: { stoppedAt: new Date() } }).catch(() => {});
+      // Stations this process held are offline now.
+      const held = await db.station.findMany({
+        where: { gatewayId: id },
+        select: { id: true, tenantId: true, connectedAt: true },
+      });
+      for (const s of held) {
+        if (s.connectedAt)
+          await recordDisconnected({
+            db,
+            station: s,
+            gatewayId: id,
+            connectedAt: s.connectedAt,
+          }).catch(() => {});
+      }
     },
   };
 }

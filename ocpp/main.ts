@@ -30,7 +30,7 @@ async function main() {
   await applyMigrations(config.databaseUrl, { log: (line) => log.info(line) });
   await db().$queryRaw`SELECT 1`;
 
-  const gateway = await createGateway({ db: db() });
+  const gateway = await createGateway({ db: db(), databaseUrl: config.databaseUrl });
   const server = http.createServer((req, res) => {
     if (req.method === "GET" && req.url === "/health") {
       db().$queryRaw`SELECT 1`

@@ -32,6 +32,7 @@ export const ERROR_STATUS = {
   station_offline: 409,
   station_online: 409,
   connector_not_found: 422,
+  transaction_not_found: 422,
   transaction_ended: 409,
   dispatch_unconfirmed: 502,
   outcome_unknown: 503,

@@ -9,7 +9,7 @@ const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "cp-cli-"));
 const ROOT = path.resolve(import.meta.dirname, "..", "..");
 
 function admin(...args: string[]) {
-  const env: Record<string, string | undefined> = { ...process.env, DATA_DIR: dataDir };
+  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir };
   delete env.DATABASE_URL;
   const res = spawnSync(
     path.join(ROOT, "node_modules", ".bin", "tsx"),

@@ -49,6 +49,12 @@ export type RouteDef<
   /** error codes this route can answer with, beyond the ones every route shares */
   errors?: ErrorCode[];
   deprecated?: Deprecation;
+  /**
+   * Runs after the request's transaction committed, for the first answer and for replays alike,
+   * and may replace the body (e.g. wait briefly for an operation's outcome, or show its latest
+   * state on a replay).
+   */
+  afterCommit?: (args: { body: unknown; replayed: boolean; rootDb: Db }) => Promise<unknown>;
   handler: (
     ctx: HandlerContext<z.infer<P>, z.infer<Q>, z.infer<B>, A>,
   ) => Promise<HandlerResult> | HandlerResult;

@@ -194,6 +194,13 @@ export function createRouter(routes: RouteDef[]) {
       } else {
         ({ status, body: responseBody } = await run(rootDb));
       }
+      if (def.afterCommit && status < 300) {
+        responseBody = await def.afterCommit({
+          body: responseBody,
+          replayed: headers["Idempotent-Replayed"] === "true",
+          rootDb,
+        });
+      }
       if (method === "HEAD") return new Response(null, { status, headers });
       return json(status, responseBody, headers);
     } catch (error) {

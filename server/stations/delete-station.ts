@@ -40,5 +40,7 @@ export async function deleteStation({
     );
   }
   await db.station.delete({ where: { id: stationId } });
+  // A connected station is disconnected by the gateway holding it (delivered at commit).
+  await db.$executeRaw`SELECT pg_notify('station_control', ${String(stationId)})`;
   return { id: stationId, deleted: true as const };
 }

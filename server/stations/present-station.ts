@@ -1,8 +1,10 @@
 import { env } from "../env";
-import type { Connector, Evse, Station } from "../generated/prisma/client";
+import { presentFault } from "../charging/record-status";
+import type { ConnectorStatus } from "../charging/connector-status";
+import type { Connector, Evse, Fault, Station } from "../generated/prisma/client";
 import type { StationResource } from "./station-schema";
 
-export type StationRow = Station & { connectors: (Connector & { evse: Evse })[] };
+export type StationRow = Station & { connectors: (Connector & { evse: Evse })[]; faults: Fault[] };
 
 /** The station's OCPP-J endpoint: the path ends in the station name. */
 export function connectionUrl(name: string): string {
@@ -11,6 +13,7 @@ export function connectionUrl(name: string): string {
 
 export const stationInclude = {
   connectors: { include: { evse: true }, orderBy: { connectorNumber: "asc" } },
+  faults: { where: { clearedAt: null }, orderBy: { id: "desc" } },
 } as const;
 
 /** The API shape of a station (identical in every supported version). */
@@ -23,23 +26,30 @@ export function presentStation(row: StationRow): StationResource {
     external_reference: row.externalReference,
     serial: row.serial,
     connection_url: connectionUrl(row.name),
-    // Live fields: filled by the OCPP gateway once a charger connects.
-    online: false,
-    protocol: null,
-    last_seen: null,
-    boot: null,
+    // Live fields, kept by the OCPP gateway. `online`: a gateway holds the station's socket.
+    online: row.gatewayId !== null,
+    protocol: (row.protocol as StationResource["protocol"]) ?? null,
+    last_seen: row.lastSeenAt?.toISOString() ?? null,
+    boot: row.bootedAt
+      ? {
+          vendor: row.bootVendor,
+          model: row.bootModel,
+          firmware_version: row.firmwareVersion,
+          booted_at: row.bootedAt.toISOString(),
+        }
+      : null,
     connectors: row.connectors.map((c) => ({
       id: c.id,
       evse_number: c.evse.evseNumber,
       connector_number: c.connectorNumber,
       evse_connector_number: c.evseConnectorNumber,
-      status: null,
-      ocpp_status: null,
-      error_code: null,
-      status_updated_at: null,
+      status: (c.status as ConnectorStatus | null) ?? null,
+      ocpp_status: c.ocppStatus,
+      error_code: c.errorCode,
+      status_updated_at: c.statusUpdatedAt?.toISOString() ?? null,
     })),
     display: { adapter: null, reason: "not_configured", clear: null, evses: [] },
-    open_faults: [],
+    open_faults: row.faults.map(presentFault),
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
   };

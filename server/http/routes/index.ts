@@ -4,6 +4,7 @@ import type { RouteDef } from "../route";
 import { createRouter } from "../router";
 import { locationRoutes } from "./locations";
 import { metaRoutes } from "./meta";
+import { operationRoutes } from "./operations";
 import { stationRoutes } from "./stations";
 
 /** Every /v1 route. The router, the OpenAPI document and /v1/capabilities all read this table. */
@@ -12,6 +13,11 @@ export const allRoutes: RouteDef[] = [];
 let openApiCache: unknown;
 const openApi = () => (openApiCache ??= buildOpenApiDocument(allRoutes, env().publicBaseUrl));
 
-allRoutes.push(...metaRoutes(() => allRoutes, openApi), ...locationRoutes, ...stationRoutes);
+allRoutes.push(
+  ...metaRoutes(() => allRoutes, openApi),
+  ...locationRoutes,
+  ...stationRoutes,
+  ...operationRoutes,
+);
 
 export const handleV1 = createRouter(allRoutes);

@@ -1,0 +1,49 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { RPCClient } from "ocpp-rpc";
+import { db } from "../server/db";
+import { createGateway } from "./gateway";
+import { strictModeValidators } from "./protocol/validators";
+
+/** A real gateway on a loopback port, against this test file's database. */
+export async function startTestGateway(options: { callTimeoutMs?: number } = {}) {
+  const gateway = await createGateway({
+    db: db(),
+    databaseUrl: process.env.DATABASE_URL!,
+    callTimeoutMs: options.callTimeoutMs ?? 1500,
+  });
+  const server = http.createServer((_req, res) => res.writeHead(404).end());
+  server.on("upgrade", (req, socket, head) => gateway.handleUpgrade(req, socket, head));
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    gateway,
+    url: `ws://127.0.0.1:${port}/ocpp`,
+    close: async () => {
+      await gateway.close();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/**
+ * A charger that is not ours: ocpp-rpc's RPCClient in strict mode, validating every message both
+ * ways against the official schemas (with a working validator for 2.1).
+ */
+export function aCharger(options: {
+  url: string;
+  identity: string;
+  password?: string;
+  protocol: "ocpp1.6" | "ocpp2.0.1" | "ocpp2.1";
+}) {
+  return new RPCClient(<ConstructorParameters<typeof RPCClient>[0]>{
+    endpoint: options.url,
+    identity: options.identity,
+    password: options.password ?? null,
+    protocols: [options.protocol],
+    strictMode: true,
+    strictModeValidators,
+    reconnect: false,
+    callTimeoutMs: 10_000,
+  });
+}

@@ -1,0 +1,105 @@
+import type { Db } from "../db";
+import { appendEvent } from "../events/append-event";
+
+export type ChargerContext = { stationId: number; tenantId: number; protocol: string };
+
+/**
+ * The station's socket opened on this gateway: it now owns the station (a reconnect to another
+ * gateway moves ownership with it). `connectedAt` identifies this connection, so a late close of an
+ * older one cannot mark the new one offline.
+ */
+export async function recordConnected({
+  db,
+  station,
+  gatewayId,
+  protocol,
+}: {
+  db: Db;
+  station: { id: number; tenantId: number };
+  gatewayId: string;
+  protocol: string;
+}) {
+  const now = new Date();
+  await db.$transaction(async (tx) => {
+    await tx.station.update({
+      where: { id: station.id },
+      data: { gatewayId, protocol, connectedAt: now, lastSeenAt: now },
+    });
+    await appendEvent({
+      db: tx,
+      tenantId: station.tenantId,
+      type: "station.connected",
+      resourceId: station.id,
+      station: { id: station.id, occurredAt: null },
+      data: { station_id: station.id, online: true, last_seen: now.toISOString() },
+    });
+  });
+  return now;
+}
+
+export async function recordDisconnected({
+  db,
+  station,
+  gatewayId,
+  connectedAt,
+}: {
+  db: Db;
+  station: { id: number; tenantId: number };
+  gatewayId: string;
+  connectedAt: Date;
+}) {
+  await db.$transaction(async (tx) => {
+    const updated = await tx.station.updateMany({
+      where: { id: station.id, gatewayId, connectedAt },
+      data: { gatewayId: null },
+    });
+    if (updated.count === 0) return; // a newer connection owns the station, or it was deleted
+    const row = await tx.station.findUnique({
+      where: { id: station.id },
+      select: { lastSeenAt: true },
+    });
+    await appendEvent({
+      db: tx,
+      tenantId: station.tenantId,
+      type: "station.disconnected",
+      resourceId: station.id,
+      station: { id: station.id, occurredAt: null },
+      data: {
+        station_id: station.id,
+        online: false,
+        last_seen: row?.lastSeenAt?.toISOString() ?? null,
+      },
+    });
+  });
+}
+
+/** Stations held by gateways whose heartbeat stopped go offline (with their events). */
+export async function releaseDeadGateways({ db, staleAfterMs }: { db: Db; staleAfterMs: number }) {
+  const cutoff = new Date(Date.now() - staleAfterMs);
+  const stations = await db.station.findMany({
+    where: {
+      gatewayId: { not: null },
+      OR: [{ gatewayId: { in: await deadGatewayIds(db, cutoff) } }],
+    },
+    select: { id: true, tenantId: true, gatewayId: true, connectedAt: true },
+  });
+  for (const s of stations) {
+    if (s.gatewayId && s.connectedAt) {
+      await recordDisconnected({
+        db,
+        station: s,
+        gatewayId: s.gatewayId,
+        connectedAt: s.connectedAt,
+      });
+    }
+  }
+  return stations.length;
+}
+
+export async function deadGatewayIds(db: Db, cutoff: Date): Promise<string[]> {
+  const rows = await db.gateway.findMany({
+    where: { OR: [{ stoppedAt: { not: null } }, { heartbeatAt: { lt: cutoff } }] },
+    select: { id: true },
+  });
+  return rows.map((r) => r.id);
+}

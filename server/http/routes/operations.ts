@@ -1,0 +1,230 @@
+import { z } from "zod";
+import { presentFault } from "../../charging/record-status";
+import { presentTransaction, transactionSchema } from "../../charging/present-transaction";
+import { notFound } from "../../errors";
+import { commandBody, createCommand, waitForOperation } from "../../operations/create-command";
+import { operationSchema } from "../../operations/operation-schema";
+import { presentOperation } from "../../operations/present-operation";
+import { faultSchema } from "../../stations/station-schema";
+import { credentialsBody, setStationCredentials } from "../../stations/set-station-credentials";
+import { MAX_CURSOR, pageSchema, paginationQuery, toPage } from "../pagination";
+import { idParam, stationParams, tenantParams } from "../params";
+import { defineRoute } from "../route";
+
+/** How long a command's 202 waits for a prompt charger's answer. */
+export const COMMAND_WAIT_MS = 3_000;
+
+const awaitOutcome = async ({
+  body,
+  replayed,
+  rootDb,
+}: {
+  body: unknown;
+  replayed: boolean;
+  rootDb: Parameters<typeof waitForOperation>[0]["db"];
+}) => {
+  const op = body as { id: string; status: string };
+  if (op.status !== "dispatching" && !replayed) return body;
+  return waitForOperation({
+    db: rootDb,
+    operationId: op.id,
+    timeoutMs: replayed ? 0 : COMMAND_WAIT_MS,
+  });
+};
+
+export const operationRoutes = [
+  defineRoute({
+    method: "POST",
+    path: "/v1/tenants/{tenant_id}/stations/{station_id}/commands",
+    operationId: "sendCommand",
+    summary: "Send an operator command to a station",
+    description: `Answers 202 with the operation. The answer waits up to ${COMMAND_WAIT_MS} ms for the charger, so a prompt charger's outcome is already in the body; otherwise read the operation or watch \`operation.completed\`. A station with no live connection is \`rejected\` with \`station_offline\` at once. Never resend an \`unknown\` or \`dispatching\` operation under a new key.`,
+    tag: "Commands",
+    auth: "api_key",
+    scopes: ["stations:control"],
+    params: stationParams,
+    body: commandBody,
+    idempotency: "required",
+    status: 202,
+    response: operationSchema,
+    errors: ["connector_not_found", "transaction_not_found", "transaction_ended"],
+    handler: async ({ params, body, db, principal }) => ({
+      body: await createCommand({
+        tenantId: params.tenant_id,
+        stationId: params.station_id,
+        apiKeyId: principal.keyId,
+        command: body,
+        db,
+      }),
+    }),
+    afterCommit: awaitOutcome,
+  }),
+  defineRoute({
+    method: "PUT",
+    path: "/v1/tenants/{tenant_id}/stations/{station_id}/credentials",
+    operationId: "setStationCredentials",
+    summary: "Set the station's OCPP connection password",
+    description:
+      "Offline station: stored for the next connection (`result.applied` = `stored`). Connected OCPP 2.0.1/2.1 station: pushed and stored once accepted (`pushed`), needs `stations:admin`. Connected OCPP 1.6 station: rejected with `station_online`. At most 5 changes per station per hour.",
+    tag: "Stations",
+    auth: "api_key",
+    scopes: ["stations:write"],
+    params: stationParams,
+    body: credentialsBody,
+    idempotency: "required",
+    status: 202,
+    response: operationSchema,
+    errors: ["stations_admin_required", "credentials_rate_limited"],
+    handler: async ({ params, body, db, principal }) => ({
+      body: await setStationCredentials({
+        db,
+        tenantId: params.tenant_id,
+        stationId: params.station_id,
+        password: body.password,
+        principal,
+      }),
+    }),
+    afterCommit: awaitOutcome,
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/v1/tenants/{tenant_id}/operations",
+    operationId: "listOperations",
+    summary: "List the project's operations, by every actor (newest first)",
+    tag: "Commands",
+    auth: "api_key",
+    scopes: ["stations:read"],
+    params: tenantParams,
+    query: z.object({
+      limit: paginationQuery.shape.limit,
+      after: z
+        .string()
+        .regex(/^op_[0-9A-Za-z]+$/)
+        .optional(),
+      station_id: z.coerce.number().int().min(1).max(MAX_CURSOR).optional(),
+    }),
+    status: 200,
+    response: z.object({
+      data: z.array(operationSchema),
+      next_cursor: z.string().nullable(),
+      has_more: z.boolean(),
+    }),
+    handler: async ({ params, query, db }) => {
+      const rows = await db.operation.findMany({
+        where: {
+          tenantId: params.tenant_id,
+          ...(query.after ? { id: { lt: query.after } } : {}),
+          ...(query.station_id ? { stationId: query.station_id } : {}),
+        },
+        orderBy: { id: "desc" },
+        take: query.limit + 1,
+      });
+      const more = rows.length > query.limit;
+      const kept = rows.slice(0, query.limit);
+      return {
+        body: {
+          data: kept.map(presentOperation),
+          next_cursor: more ? (kept.at(-1)?.id ?? null) : null,
+          has_more: more,
+        },
+      };
+    },
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/v1/tenants/{tenant_id}/operations/{operation_id}",
+    operationId: "getOperation",
+    summary: "Read an operation",
+    tag: "Commands",
+    auth: "api_key",
+    scopes: ["stations:read"],
+    params: z.object({ tenant_id: idParam, operation_id: z.string().min(1).max(64) }),
+    status: 200,
+    response: operationSchema,
+    handler: async ({ params, db }) => {
+      const row = await db.operation.findFirst({
+        where: { id: params.operation_id, tenantId: params.tenant_id },
+      });
+      if (!row) throw notFound("operation");
+      return { body: presentOperation(row) };
+    },
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/v1/tenants/{tenant_id}/stations/{station_id}/faults",
+    operationId: "listStationFaults",
+    summary: "Open and recent faults of a station, newest first",
+    description:
+      "`open=true` lists open faults only. Page with `after` = the previous page's `next_cursor` (faults with a lower `fault_id`); `next_cursor` is null on the last page. Cleared faults are kept 90 days.",
+    tag: "Stations",
+    auth: "api_key",
+    scopes: ["stations:read"],
+    params: stationParams,
+    query: paginationQuery.extend({ open: z.enum(["true", "false"]).optional() }),
+    status: 200,
+    response: pageSchema(faultSchema),
+    handler: async ({ params, query, db }) => {
+      const station = await db.station.findFirst({
+        where: { id: params.station_id, tenantId: params.tenant_id },
+        select: { id: true },
+      });
+      if (!station) throw notFound("station");
+      const rows = await db.fault.findMany({
+        where: {
+          stationId: station.id,
+          ...(query.after ? { id: { lt: query.after } } : {}),
+          ...(query.open === "true" ? { clearedAt: null } : {}),
+        },
+        orderBy: { id: "desc" },
+        take: query.limit + 1,
+      });
+      return { body: toPage(rows, query.limit, (f) => f.id, presentFault) };
+    },
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/v1/tenants/{tenant_id}/transactions",
+    operationId: "listTransactions",
+    summary: "List transactions",
+    tag: "Transactions",
+    auth: "api_key",
+    scopes: ["billing:read"],
+    params: tenantParams,
+    query: paginationQuery.extend({
+      station_id: z.coerce.number().int().min(1).max(MAX_CURSOR).optional(),
+    }),
+    status: 200,
+    response: pageSchema(transactionSchema),
+    handler: async ({ params, query, db }) => {
+      const rows = await db.transaction.findMany({
+        where: {
+          tenantId: params.tenant_id,
+          id: { gt: query.after },
+          ...(query.station_id ? { stationId: query.station_id } : {}),
+        },
+        orderBy: { id: "asc" },
+        take: query.limit + 1,
+      });
+      return { body: toPage(rows, query.limit, (t) => t.id, presentTransaction) };
+    },
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/v1/tenants/{tenant_id}/transactions/{transaction_id}",
+    operationId: "getTransaction",
+    summary: "Read a transaction",
+    tag: "Transactions",
+    auth: "api_key",
+    scopes: ["billing:read"],
+    params: z.object({ tenant_id: idParam, transaction_id: idParam }),
+    status: 200,
+    response: transactionSchema,
+    handler: async ({ params, db }) => {
+      const row = await db.transaction.findFirst({
+        where: { id: params.transaction_id, tenantId: params.tenant_id },
+      });
+      if (!row) throw notFound("transaction");
+      return { body: presentTransaction(row) };
+    },
+  }),
+];
