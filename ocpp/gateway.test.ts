@@ -487,4 +487,101 @@ describe("refusals", () => {
       await charger.close({ force: true });
     }
   });
+
+  it("closes a connection that sends an oversize frame; nothing stored; the gateway keeps serving", async () => {
+    const s = await aRegisteredStation();
+    const charger = aCharger({
+      url: gw.url,
+      identity: s.station.name,
+      password: PASSWORD,
+      protocol: "ocpp1.6",
+    });
+    await charger.connect();
+    const closed = new Promise((resolve) => charger.once("close", resolve));
+    charger.sendRaw(
+      JSON.stringify([2, "big", "DataTransfer", { vendorId: "x", data: "y".repeat(300 * 1024) }]),
+    );
+    await closed;
+    expect(await db().chargerMessage.count({ where: { stationId: s.station.id } })).toBe(0);
+    const next = aCharger({
+      url: gw.url,
+      identity: s.station.name,
+      password: PASSWORD,
+      protocol: "ocpp1.6",
+    });
+    await next.connect();
+    await expect(next.call("Heartbeat", {})).resolves.toHaveProperty("currentTime");
+    await next.close({ force: true });
+  });
+
+  it("answers actions the core does not record with schema-valid replies, and unknown actions NotImplemented", async () => {
+    const s = await aRegisteredStation();
+    const charger = aCharger({
+      url: gw.url,
+      identity: s.station.name,
+      password: PASSWORD,
+      protocol: "ocpp2.0.1",
+    });
+    await charger.connect();
+    try {
+      await expect(
+        charger.call("NotifyEvent", {
+          generatedAt: new Date().toISOString(),
+          seqNo: 0,
+          eventData: [
+            {
+              eventId: 1,
+              timestamp: new Date().toISOString(),
+              trigger: "Alerting",
+              actualValue: "1",
+              eventNotificationType: "HardWiredNotification",
+              component: { name: "X" },
+              variable: { name: "Y" },
+            },
+          ],
+        }),
+      ).resolves.toEqual({});
+      await expect(
+        charger.call("SecurityEventNotification", {
+          type: "StartupOfTheDevice",
+          timestamp: new Date().toISOString(),
+        }),
+      ).resolves.toEqual({});
+      await expect(
+        charger.call("SignCertificate", { csr: "-----BEGIN CERTIFICATE REQUEST-----" }),
+      ).resolves.toHaveProperty("status");
+      await expect(charger.call("DataTransfer", { vendorId: "acme" })).resolves.toEqual({
+        status: "UnknownVendorId",
+      });
+    } finally {
+      await charger.close({ force: true });
+    }
+  });
+
+  it("deleting a connected station disconnects it", async () => {
+    const s = await aRegisteredStation();
+    const charger = aCharger({
+      url: gw.url,
+      identity: s.station.name,
+      password: PASSWORD,
+      protocol: "ocpp1.6",
+    });
+    await charger.connect();
+    await waitUntil(async () => (await s.read()).online === true);
+    const closed = new Promise((resolve) => charger.once("close", resolve));
+    const del = await call("DELETE", `/v1/tenants/${s.tenantId}/stations/${s.station.id}`, {
+      key: s.key,
+      idempotencyKey: idem(),
+    });
+    expect(del.status).toBe(200);
+    await closed;
+    await expect(
+      aCharger({
+        url: gw.url,
+        identity: s.station.name,
+        password: PASSWORD,
+        protocol: "ocpp1.6",
+      }).connect(),
+    ).rejects.toThrow();
+  });
 });

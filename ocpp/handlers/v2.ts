@@ -1,7 +1,7 @@
 import { authorizeToken } from "../../server/charging/authorize-token";
 import { recordBoot, recordSeen } from "../../server/charging/record-boot";
 import { recordMeterValues } from "../../server/charging/record-meter";
-import { recordStatus } from "../../server/charging/record-status";
+import { recordStatus, refreshOccupiedStatus } from "../../server/charging/record-status";
 import { endTransaction, startTransaction } from "../../server/charging/record-transaction";
 import { HEARTBEAT_INTERVAL_SECONDS } from "./v16";
 import {
@@ -71,6 +71,7 @@ export const v2Handlers: Record<string, ChargerHandler> = {
         // an `Updated` or `Ended` seen first leaves the start time unknown
         startedAt: p.eventType === "Started" ? chargerTime(p.timestamp) : null,
       });
+      await refreshOccupiedStatus(tx, charger, transaction.connectorId, chargerTime(p.timestamp));
     }
     if (p.idToken && !transaction.idToken) {
       transaction = await tx.transaction.update({
@@ -89,6 +90,7 @@ export const v2Handlers: Record<string, ChargerHandler> = {
         endedAt: chargerTime(p.timestamp),
         reason: p.transactionInfo.stoppedReason ?? "Local",
       });
+      await refreshOccupiedStatus(tx, charger, transaction.connectorId, chargerTime(p.timestamp));
     }
     return idTokenInfo(tx, charger.tenantId, p.idToken);
   },

@@ -2,6 +2,7 @@ import { env } from "../../env";
 import { buildOpenApiDocument } from "../../openapi/build-document";
 import type { RouteDef } from "../route";
 import { createRouter } from "../router";
+import { eventRoutes } from "./events";
 import { locationRoutes } from "./locations";
 import { metaRoutes } from "./meta";
 import { operationRoutes } from "./operations";
@@ -18,6 +19,7 @@ allRoutes.push(
   ...locationRoutes,
   ...stationRoutes,
   ...operationRoutes,
+  ...eventRoutes,
 );
 
 export const handleV1 = createRouter(allRoutes);

@@ -1,0 +1,142 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { db } from "../server/db";
+import { newId } from "../server/lib/ids";
+import { call, idem } from "../server/testing/api";
+import { aStation, aTenantWithKey } from "../server/testing/builders";
+import { aCharger, startTestGateway } from "./testing";
+
+/** Two gateways on one database stand in for two `ocpp` processes. */
+let a: Awaited<ReturnType<typeof startTestGateway>>;
+let b: Awaited<ReturnType<typeof startTestGateway>>;
+beforeAll(async () => {
+  a = await startTestGateway();
+  b = await startTestGateway();
+});
+afterAll(async () => {
+  await a.close();
+  await b.close();
+});
+
+const PASSWORD = "scale-out-password-1";
+const waitUntil = async (check: () => Promise<boolean>, ms = 8000) => {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await new Promise((r) => setTimeout(r, 50));
+  }
+};
+
+async function setup() {
+  const t = await aTenantWithKey();
+  const station = await aStation(t.tenantId, t.key, { connector_count: 1 });
+  await call("PUT", `/v1/tenants/${t.tenantId}/stations/${station.id}/credentials`, {
+    key: t.key,
+    body: { password: PASSWORD },
+    idempotencyKey: idem(),
+  });
+  const read = async () =>
+    (await call("GET", `/v1/tenants/${t.tenantId}/stations/${station.id}`, { key: t.key })).body;
+  const command = (body: unknown) =>
+    call("POST", `/v1/tenants/${t.tenantId}/stations/${station.id}/commands`, {
+      key: t.key,
+      body,
+      idempotencyKey: idem(),
+    });
+  return { ...t, station, read, command };
+}
+
+describe("several ocpp processes", () => {
+  it("a command reaches whichever process holds the socket, and follows a reconnect to another", async () => {
+    const s = await setup();
+    const resets: string[] = [];
+    const viaB = aCharger({
+      url: b.url,
+      identity: s.station.name,
+      password: PASSWORD,
+      protocol: "ocpp2.0.1",
+    });
+    viaB.handle("Reset", () => {
+      resets.push("b");
+      return Promise.resolve({ status: "Accepted" });
+    });
+    await viaB.connect();
+    await waitUntil(async () => (await s.read()).online);
+    expect((await db().station.findUnique({ where: { id: s.station.id } }))!.gatewayId).toBe(
+      b.gateway.id,
+    );
+    const first = await s.command({ action: "reset", mode: "soft" });
+    expect(first.body.status).toBe("succeeded");
+    expect(resets).toEqual(["b"]);
+
+    // The station reconnects to the other process: ownership moves with it.
+    const viaA = aCharger({
+      url: a.url,
+      identity: s.station.name,
+      password: PASSWORD,
+      protocol: "ocpp2.0.1",
+    });
+    viaA.handle("Reset", () => {
+      resets.push("a");
+      return Promise.resolve({ status: "Accepted" });
+    });
+    await viaA.connect();
+    await viaB.close({ force: true });
+    await waitUntil(
+      async () =>
+        (await db().station.findUnique({ where: { id: s.station.id } }))!.gatewayId ===
+        a.gateway.id,
+    );
+    const second = await s.command({ action: "reset", mode: "soft" });
+    expect(second.body.status).toBe("succeeded");
+    expect(resets).toEqual(["b", "a"]);
+    expect((await s.read()).online).toBe(true); // B's late close did not mark A's connection offline
+    await viaA.close({ force: true });
+  });
+
+  it("a process that dies leaves its in-flight operations unknown (never resent) and its stations offline", async () => {
+    const s = await setup();
+    const dead = newId("gw");
+    const longAgo = new Date(Date.now() - 60_000);
+    await db().gateway.create({ data: { id: dead, startedAt: longAgo, heartbeatAt: longAgo } });
+    await db().station.update({
+      where: { id: s.station.id },
+      data: { gatewayId: dead, protocol: "ocpp1.6", connectedAt: longAgo },
+    });
+    const op = await db().operation.create({
+      data: {
+        id: newId("op"),
+        tenantId: s.tenantId,
+        stationId: s.station.id,
+        scope: "station.command",
+        action: "reset",
+        status: "dispatching",
+        request: { action: "reset", mode: "soft" },
+        ocppCall: { action: "Reset", payload: { type: "Soft" } },
+        claimedBy: dead,
+        claimedAt: longAgo,
+      },
+    });
+    await waitUntil(
+      async () =>
+        (await db().operation.findUnique({ where: { id: op.id } }))!.status !== "dispatching",
+    );
+    const settled = await call("GET", `/v1/tenants/${s.tenantId}/operations/${op.id}`, {
+      key: s.key,
+    });
+    expect(settled.body).toMatchObject({
+      status: "unknown",
+      result: { error: { code: "dispatch_unconfirmed" } },
+    });
+    await waitUntil(async () => (await s.read()).online === false);
+    const disconnected = await db().event.findMany({
+      where: { tenantId: s.tenantId, type: "station.disconnected" },
+    });
+    expect(disconnected).toHaveLength(1);
+    // and a command now is refused at once
+    const offline = await s.command({ action: "reset", mode: "soft" });
+    expect(offline.body).toMatchObject({
+      status: "rejected",
+      result: { error: { code: "station_offline" } },
+    });
+  });
+});

@@ -1,0 +1,68 @@
+import { z } from "zod";
+import { db as defaultDb, type DbTx } from "../db";
+import type { Scope } from "../keys/scopes";
+import { presentEvent } from "./present-event";
+
+/** Event types that also need `billing:read` (spec section 6). */
+export const BILLING_EVENT_TYPES = ["bill.finalized", "charging_session.status_changed"];
+
+export const eventSchema = z.object({
+  id: z.string(),
+  sequence: z.number().int(),
+  type: z.string(),
+  tenant_id: z.number().int(),
+  resource_id: z.string().nullable(),
+  created_at: z.string(),
+  data: z.record(z.string(), z.unknown()),
+  station_id: z.number().int().optional(),
+  station_sequence: z.number().int().optional(),
+  occurred_at: z.string().nullable().optional(),
+});
+
+export type ListEventsOptions = {
+  tenantId: number;
+  after: number;
+  limit: number;
+  types?: string[];
+  stationId?: number;
+  scopes: Set<Scope>;
+  db?: DbTx;
+};
+
+/**
+ * Events in `sequence` order after the cursor. Sequences are assigned under a per-tenant lock and
+ * commit in order, so a reader continuing from `next_cursor` never misses a later commit.
+ * `next_cursor` is the last sequence returned, or `after` itself on an empty page (keep polling).
+ */
+export async function listEvents({
+  tenantId,
+  after,
+  limit,
+  types,
+  stationId,
+  scopes,
+  db = defaultDb(),
+}: ListEventsOptions) {
+  const hidden = scopes.has("billing:read") ? [] : BILLING_EVENT_TYPES;
+  const rows = await db.event.findMany({
+    where: {
+      tenantId,
+      sequence: { gt: after },
+      ...(types?.length
+        ? { type: { in: types.filter((t) => !hidden.includes(t)) } }
+        : hidden.length
+          ? { type: { notIn: hidden } }
+          : {}),
+      ...(stationId ? { stationId } : {}),
+    },
+    orderBy: { sequence: "asc" },
+    take: limit + 1,
+  });
+  const more = rows.length > limit;
+  const kept = rows.slice(0, limit);
+  return {
+    data: kept.map(presentEvent),
+    next_cursor: kept.at(-1)?.sequence ?? after,
+    has_more: more,
+  };
+}
