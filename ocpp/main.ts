@@ -2,12 +2,12 @@
  * The OCPP gateway process: charger websockets at /ocpp/<station name>, a health probe at /health,
  * and (as they land) the background workers. Run N copies against one database.
  */
-import http from "node:http";
 import { closeDb, db } from "../server/db";
 import { applyMigrations } from "../server/db/migrate";
 import { env, EnvError } from "../server/env";
 import { log } from "../server/log";
 import { createGateway } from "./gateway";
+import { createOcppServer } from "./http-server";
 
 async function main() {
   let config;
@@ -31,41 +31,14 @@ async function main() {
   await db().$queryRaw`SELECT 1`;
 
   const gateway = await createGateway({ db: db(), databaseUrl: config.databaseUrl });
-  const server = http.createServer((req, res) => {
-    if (req.method === "GET" && req.url === "/health") {
-      db().$queryRaw`SELECT 1`
-        .then(
-          () => ({ status: 200, database: "ok" }),
-          () => ({ status: 503, database: "unreachable" }),
-        )
-        .then(({ status, database }) => {
-          res.writeHead(status, { "content-type": "application/json" });
-          res.end(
-            JSON.stringify({
-              status: status === 200 ? "ok" : "degraded",
-              database,
-              gateway_id: gateway.id,
-              connections: gateway.connectionCount(),
-            }),
-          );
-        })
-        .catch(() => res.destroy());
-      return;
-    }
-    res.writeHead(404, { "content-type": "application/json" });
-    res.end(
-      JSON.stringify({
-        error: {
-          code: "route_not_found",
-          message: "Chargers connect to /ocpp/<station name>.",
-          details: {},
-        },
-      }),
-    );
-  });
-  server.on("upgrade", (req, socket, head) => gateway.handleUpgrade(req, socket, head));
+  const tls = config.ocppTls ?? undefined;
+  const server = createOcppServer({ gateway, db: db(), ...(tls ? { tls } : {}) });
   await new Promise<void>((resolve) => server.listen(config.ocppPort, resolve));
-  log.info("ocpp gateway listening", { port: config.ocppPort, gateway_id: gateway.id });
+  log.info("ocpp gateway listening", {
+    port: config.ocppPort,
+    tls: Boolean(tls),
+    gateway_id: gateway.id,
+  });
 
   let stopping = false;
   const shutdown = async () => {

@@ -1,24 +1,27 @@
-import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { RPCClient } from "ocpp-rpc";
 import { db } from "../server/db";
 import { createGateway } from "./gateway";
+import { createOcppServer, type TlsFiles } from "./http-server";
 import { strictModeValidators } from "./protocol/validators";
 
 /** A real gateway on a loopback port, against this test file's database. */
-export async function startTestGateway(options: { callTimeoutMs?: number } = {}) {
+export async function startTestGateway(options: { callTimeoutMs?: number; tls?: TlsFiles } = {}) {
   const gateway = await createGateway({
     db: db(),
     databaseUrl: process.env.DATABASE_URL!,
     callTimeoutMs: options.callTimeoutMs ?? 1500,
   });
-  const server = http.createServer((_req, res) => res.writeHead(404).end());
-  server.on("upgrade", (req, socket, head) => gateway.handleUpgrade(req, socket, head));
+  const server = createOcppServer({
+    gateway,
+    db: db(),
+    ...(options.tls ? { tls: options.tls } : {}),
+  });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const port = (server.address() as AddressInfo).port;
   return {
     gateway,
-    url: `ws://127.0.0.1:${port}/ocpp`,
+    url: `${options.tls ? "wss" : "ws"}://127.0.0.1:${port}/ocpp`,
     close: async () => {
       await gateway.close();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -40,4 +40,16 @@ describe("configuration", () => {
     expect(message.startsWith(name)).toBe(true);
     expect(message).not.toContain("\n");
   });
+
+  it("needs the OCPP TLS certificate and key together, as readable files", () => {
+    expect(() => parseEnv({ OCPP_TLS_CERT: "package.json" })).toThrow(
+      /^OCPP_TLS_KEY must be set together/,
+    );
+    expect(() =>
+      parseEnv({ OCPP_TLS_CERT: "package.json", OCPP_TLS_KEY: "/no/such/key.pem" }),
+    ).toThrow(/^OCPP_TLS_KEY names no readable file/);
+    const env = parseEnv({ OCPP_TLS_CERT: "package.json", OCPP_TLS_KEY: "package.json" });
+    expect(env.ocppTls?.certPath.endsWith("package.json")).toBe(true);
+    expect(env.ocppPublicUrl).toBe("wss://localhost:9000");
+  });
 });

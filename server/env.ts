@@ -1,3 +1,4 @@
+import fs from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 
@@ -38,6 +39,8 @@ const schema = z.object({
     })
     .default("development"),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
+  OCPP_TLS_CERT: z.string().min(1).optional(),
+  OCPP_TLS_KEY: z.string().min(1).optional(),
 });
 
 export type Env = {
@@ -49,6 +52,8 @@ export type Env = {
   ocppPublicUrl: string;
   serviceEnv: "production" | "preproduction" | "development" | "test";
   logLevel: "debug" | "info" | "warn" | "error";
+  /** PEM certificate and key for the OCPP listener (security profile 2); null serves plain ws */
+  ocppTls: { certPath: string; keyPath: string } | null;
 };
 
 export class EnvError extends Error {}
@@ -67,11 +72,21 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
     );
   }
   const e = parsed.data;
+  if (Boolean(e.OCPP_TLS_CERT) !== Boolean(e.OCPP_TLS_KEY)) {
+    throw new EnvError(
+      `${e.OCPP_TLS_CERT ? "OCPP_TLS_KEY" : "OCPP_TLS_CERT"} must be set together with the other (both or neither)`,
+    );
+  }
+  for (const name of ["OCPP_TLS_CERT", "OCPP_TLS_KEY"] as const) {
+    const file = e[name];
+    if (file && !fs.existsSync(file))
+      throw new EnvError(`${name} names no readable file (got "${file}")`);
+  }
   const publicBaseUrl = (e.PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, "");
   const host = new URL(publicBaseUrl).hostname;
   const ocppPublicUrl = (
     e.OCPP_PUBLIC_URL ??
-    `${publicBaseUrl.startsWith("https:") ? "wss" : "ws"}://${host}:${e.OCPP_PORT}`
+    `${publicBaseUrl.startsWith("https:") || e.OCPP_TLS_CERT ? "wss" : "ws"}://${host}:${e.OCPP_PORT}`
   ).replace(/\/+$/, "");
   return {
     port: e.PORT,
@@ -82,6 +97,10 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
     ocppPublicUrl,
     serviceEnv: e.SERVICE_ENV,
     logLevel: e.LOG_LEVEL,
+    ocppTls:
+      e.OCPP_TLS_CERT && e.OCPP_TLS_KEY
+        ? { certPath: path.resolve(e.OCPP_TLS_CERT), keyPath: path.resolve(e.OCPP_TLS_KEY) }
+        : null,
   };
 }
 

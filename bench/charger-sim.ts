@@ -1,0 +1,112 @@
+/**
+ * Simulated chargers for bench/ocpp.ts, in their own process so the gateway's figures are its own.
+ * Reads one JSON job from argv, prints one JSON result on stdout.
+ *   { kind: "connect", url, names[], password, heartbeatMs, holdMs }
+ *   { kind: "meter", url, names[], password, seconds }
+ */
+import { RPCClient } from "ocpp-rpc";
+
+type Job =
+  | {
+      kind: "connect";
+      url: string;
+      names: string[];
+      password: string;
+      heartbeatMs: number;
+      holdMs: number;
+    }
+  | { kind: "meter"; url: string; names: string[]; password: string; seconds: number };
+
+const job = JSON.parse(process.argv[2]!) as Job;
+
+function client(url: string, identity: string, password: string) {
+  return new RPCClient(<ConstructorParameters<typeof RPCClient>[0]>{
+    endpoint: url,
+    identity,
+    password,
+    protocols: ["ocpp1.6"],
+    reconnect: false,
+    callTimeoutMs: 30_000,
+  });
+}
+
+const pct = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+
+if (job.kind === "connect") {
+  const clients: RPCClient[] = [];
+  let failed = 0;
+  for (let i = 0; i < job.names.length; i += 50) {
+    const batch = job.names.slice(i, i + 50).map(async (name) => {
+      const c = client(job.url, name, job.password);
+      try {
+        await c.connect();
+        clients.push(c);
+      } catch {
+        failed++;
+      }
+    });
+    await Promise.all(batch);
+  }
+  process.stdout.write(`${JSON.stringify({ ready: true, connected: clients.length, failed })}\n`);
+  const started = Date.now();
+  let heartbeats = 0;
+  let heartbeatErrors = 0;
+  while (Date.now() - started < job.holdMs) {
+    await Promise.all(
+      clients.map((c) =>
+        c.call("Heartbeat", {}).then(
+          () => heartbeats++,
+          () => heartbeatErrors++,
+        ),
+      ),
+    );
+    await new Promise((r) => setTimeout(r, job.heartbeatMs));
+  }
+  await Promise.all(clients.map((c) => c.close({ force: true })));
+  process.stdout.write(`${JSON.stringify({ done: true, heartbeats, heartbeatErrors })}\n`);
+} else {
+  const latencies: number[] = [];
+  let errors = 0;
+  const deadline = Date.now() + job.seconds * 1000;
+  await Promise.all(
+    job.names.map(async (name) => {
+      const c = client(job.url, name, job.password);
+      await c.connect();
+      const start = (await c.call("StartTransaction", {
+        connectorId: 1,
+        idTag: "BENCH",
+        meterStart: 0,
+        timestamp: new Date().toISOString(),
+      })) as { transactionId: number };
+      let wh = 0;
+      while (Date.now() < deadline) {
+        wh += 10;
+        const t0 = performance.now();
+        try {
+          await c.call("MeterValues", {
+            connectorId: 1,
+            transactionId: start.transactionId,
+            meterValue: [
+              {
+                timestamp: new Date().toISOString(),
+                sampledValue: [
+                  { value: String(wh) },
+                  { value: "7200", measurand: "Power.Active.Import", unit: "W" },
+                ],
+              },
+            ],
+          });
+          latencies.push(performance.now() - t0);
+        } catch {
+          errors++;
+        }
+      }
+      await c.close({ force: true });
+    }),
+  );
+  latencies.sort((a, b) => a - b);
+  process.stdout.write(
+    `${JSON.stringify({ messages: latencies.length, errors, per_second: Math.round(latencies.length / job.seconds), p50_ms: +pct(latencies, 50).toFixed(2), p99_ms: +pct(latencies, 99).toFixed(2) })}\n`,
+  );
+}

@@ -1,0 +1,202 @@
+/**
+ * One `ocpp` process (started by `npm start`'s script, with the web process beside it) and
+ * simulated chargers in a separate process (bench/charger-sim.ts):
+ * - concurrent connections held with heartbeats, and the gateway's memory per connection;
+ * - sustained MeterValues persisted per second, with round-trip p50/p99;
+ * - command round trip (API call to the charger's answer in the operation) p50/p99;
+ * - charger message to event-in-log latency p50/p99.
+ * Run: `npx tsx bench/ocpp.ts` (BENCH_CONNECTIONS default 1000). Writes bench/results/ocpp.json.
+ */
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import readline from "node:readline";
+import { startProduct } from "../e2e/fixtures/product";
+import { aCharger } from "../ocpp/testing";
+import { closeDb, db, useDatabaseUrl } from "../server/db";
+import { startEmbeddedDatabase } from "../server/db/embedded";
+import { hashPassword } from "../server/lib/passwords";
+import { registerStation } from "../server/stations/register-station";
+
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 1000);
+const METER_CHARGERS = 20;
+const METER_SECONDS = 15;
+const PASSWORD = "bench-password-000001";
+const pct = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+const round = (n: number) => Math.round(n * 100) / 100;
+
+function sim(job: unknown, onLine: (line: Record<string, unknown>) => void) {
+  const child = spawn("node_modules/.bin/tsx", ["bench/charger-sim.ts", JSON.stringify(job)], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  readline
+    .createInterface({ input: child.stdout })
+    .on("line", (line) => onLine(JSON.parse(line) as Record<string, unknown>));
+  return new Promise<void>((resolve) => child.on("exit", () => resolve()));
+}
+
+const product = await startProduct();
+const health = async () =>
+  (await (await fetch(`${product.ocppUrl.replace("ws:", "http:")}/health`)).json()) as {
+    connections: number;
+    memory_rss_bytes: number;
+  };
+try {
+  const boot = product.admin([
+    "bootstrap",
+    "--email",
+    "bench@example.com",
+    "--team",
+    "Bench",
+    "--project",
+    "OCPP",
+  ]);
+  const tenantId = boot.tenant_id as number;
+  const key = boot.api_key.secret as string;
+  product.admin(["set-rate-limit", boot.api_key.id, "1200"]);
+  useDatabaseUrl(
+    (await startEmbeddedDatabase({ dataDir: product.dataDir, reuseRunning: true })).url,
+  );
+  const location = await db().location.create({
+    data: { tenantId, name: "Bench", address: {}, latitude: 0, longitude: 0, timeZone: "UTC" },
+  });
+  const passwordHash = await hashPassword(PASSWORD);
+  const names: string[] = [];
+  const stations: { id: number; connectors: { id: number }[] }[] = [];
+  const total = CONNECTIONS + METER_CHARGERS + 1;
+  for (let i = 0; i < total; i++) {
+    const name = `BENCH-${Date.now().toString(36)}-${i}`;
+    const station = await registerStation({
+      tenantId,
+      input: { name, location_id: location.id, connector_count: 1 },
+    });
+    names.push(name);
+    stations.push(station);
+  }
+  await db().station.updateMany({ where: { tenantId }, data: { passwordHash } });
+  await closeDb();
+  const url = `${product.ocppUrl}/ocpp`;
+
+  // 1. connections held with heartbeats
+  const idle = await health();
+  let held = { connections: 0, memory_rss_bytes: 0 };
+  let simResult: Record<string, unknown> = {};
+  await sim(
+    {
+      kind: "connect",
+      url,
+      names: names.slice(0, CONNECTIONS),
+      password: PASSWORD,
+      heartbeatMs: 5000,
+      holdMs: 20_000,
+    },
+    (line) => {
+      if (line.ready) setTimeout(() => void health().then((h) => (held = h)), 10_000);
+      simResult = { ...simResult, ...line };
+    },
+  );
+  const connections = {
+    attempted: CONNECTIONS,
+    held: held.connections,
+    failed: simResult.failed,
+    heartbeats: simResult.heartbeats,
+    heartbeat_errors: simResult.heartbeatErrors,
+    gateway_rss_idle_mb: round(idle.memory_rss_bytes / 2 ** 20),
+    gateway_rss_held_mb: round(held.memory_rss_bytes / 2 ** 20),
+    kib_per_connection: held.connections
+      ? round((held.memory_rss_bytes - idle.memory_rss_bytes) / 1024 / held.connections)
+      : null,
+  };
+
+  // 2. sustained MeterValues
+  let meter: Record<string, unknown> = {};
+  await sim(
+    {
+      kind: "meter",
+      url,
+      names: names.slice(CONNECTIONS, CONNECTIONS + METER_CHARGERS),
+      password: PASSWORD,
+      seconds: METER_SECONDS,
+    },
+    (line) => (meter = line),
+  );
+
+  // 3 and 4. command round trip and message-to-event latency, one charger
+  const station = stations[total - 1]!;
+  const charger = aCharger({
+    url,
+    identity: names[total - 1]!,
+    password: PASSWORD,
+    protocol: "ocpp1.6",
+  });
+  charger.handle("Reset", () => Promise.resolve({ status: "Accepted" }));
+  await charger.connect();
+  await new Promise((r) => setTimeout(r, 500));
+  const commandMs: number[] = [];
+  for (let i = 0; i < 100; i++) {
+    const t0 = performance.now();
+    const res = await fetch(
+      `${product.baseUrl}/v1/tenants/${tenantId}/stations/${station.id}/commands`,
+      {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${key}`,
+          "content-type": "application/json",
+          "idempotency-key": `bench-cmd-${Date.now()}-${i}`,
+        },
+        body: JSON.stringify({ action: "reset", mode: "soft" }),
+      },
+    );
+    const op = (await res.json()) as { status: string };
+    if (op.status === "succeeded") commandMs.push(performance.now() - t0);
+  }
+  const eventMs: number[] = [];
+  let cursor = 0;
+  for (let i = 0; i < 100; i++) {
+    const status = i % 2 ? "Available" : "Preparing";
+    const t0 = performance.now();
+    void charger.call("StatusNotification", {
+      connectorId: 1,
+      errorCode: "NoError",
+      status,
+      timestamp: new Date().toISOString(),
+    });
+    for (;;) {
+      const page = (await (
+        await fetch(
+          `${product.baseUrl}/v1/tenants/${tenantId}/events?after=${cursor}&type=connector.status_changed&station_id=${station.id}`,
+          { headers: { authorization: `Bearer ${key}` } },
+        )
+      ).json()) as { data: unknown[]; next_cursor: number };
+      cursor = page.next_cursor;
+      if (page.data.length) break;
+    }
+    eventMs.push(performance.now() - t0);
+  }
+  await charger.close({ force: true });
+  commandMs.sort((a, b) => a - b);
+  eventMs.sort((a, b) => a - b);
+  const result = {
+    benchmark: "ocpp",
+    date: new Date().toISOString(),
+    machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, node: process.version },
+    connections,
+    meter_values: { chargers: METER_CHARGERS, seconds: METER_SECONDS, ...meter },
+    command_round_trip: {
+      samples: commandMs.length,
+      p50_ms: round(pct(commandMs, 50)),
+      p99_ms: round(pct(commandMs, 99)),
+    },
+    message_to_event_in_log: {
+      samples: eventMs.length,
+      p50_ms: round(pct(eventMs, 50)),
+      p99_ms: round(pct(eventMs, 99)),
+    },
+  };
+  console.log(JSON.stringify(result, null, 2));
+  fs.mkdirSync("bench/results", { recursive: true });
+  fs.writeFileSync("bench/results/ocpp.json", `${JSON.stringify(result, null, 2)}\n`);
+} finally {
+  await product.stop();
+}

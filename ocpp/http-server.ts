@@ -1,0 +1,64 @@
+import fs from "node:fs";
+import http from "node:http";
+import https from "node:https";
+import type { Db } from "../server/db";
+import type { Gateway } from "./gateway";
+
+export type TlsFiles = { certPath: string; keyPath: string };
+
+/**
+ * The gateway's listener: websocket upgrades at /ocpp/<station name>, `GET /health`, and a JSON
+ * 404 for anything else. With a certificate and key it serves TLS (wss://, OCPP security
+ * profile 2: TLS plus HTTP Basic); without, plain ws:// (profile 1, behind a TLS proxy in production).
+ */
+export function createOcppServer({
+  gateway,
+  db,
+  tls,
+}: {
+  gateway: Gateway;
+  db: Db;
+  tls?: TlsFiles;
+}) {
+  const handler: http.RequestListener = (req, res) => {
+    if (req.method === "GET" && req.url === "/health") {
+      db.$queryRaw`SELECT 1`
+        .then(
+          () => 200,
+          () => 503,
+        )
+        .then((status) => {
+          res.writeHead(status, { "content-type": "application/json" });
+          res.end(
+            JSON.stringify({
+              status: status === 200 ? "ok" : "degraded",
+              database: status === 200 ? "ok" : "unreachable",
+              gateway_id: gateway.id,
+              connections: gateway.connectionCount(),
+              memory_rss_bytes: process.memoryUsage().rss,
+            }),
+          );
+        })
+        .catch(() => res.destroy());
+      return;
+    }
+    res.writeHead(404, { "content-type": "application/json" });
+    res.end(
+      JSON.stringify({
+        error: {
+          code: "route_not_found",
+          message: "Chargers connect to /ocpp/<station name>.",
+          details: {},
+        },
+      }),
+    );
+  };
+  const server = tls
+    ? https.createServer(
+        { cert: fs.readFileSync(tls.certPath), key: fs.readFileSync(tls.keyPath) },
+        handler,
+      )
+    : http.createServer(handler);
+  server.on("upgrade", (req, socket, head) => gateway.handleUpgrade(req, socket, head));
+  return server;
+}

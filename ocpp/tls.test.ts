@@ -1,0 +1,77 @@
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { RPCClient } from "ocpp-rpc";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { call, idem } from "../server/testing/api";
+import { aStation, aTenantWithKey } from "../server/testing/builders";
+import { strictModeValidators } from "./protocol/validators";
+import { startTestGateway } from "./testing";
+
+/** Security profile 2: TLS with the configured certificate, plus HTTP Basic. */
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), "cp-tls-"));
+const certPath = path.join(dir, "cert.pem");
+const keyPath = path.join(dir, "key.pem");
+let gw: Awaited<ReturnType<typeof startTestGateway>>;
+
+beforeAll(async () => {
+  execFileSync(
+    "openssl",
+    [
+      "req",
+      "-x509",
+      "-newkey",
+      "rsa:2048",
+      "-nodes",
+      "-keyout",
+      keyPath,
+      "-out",
+      certPath,
+      "-days",
+      "1",
+      "-subj",
+      "/CN=127.0.0.1",
+      "-addext",
+      "subjectAltName=IP:127.0.0.1",
+    ],
+    { stdio: "ignore" },
+  );
+  gw = await startTestGateway({ tls: { certPath, keyPath } });
+});
+afterAll(async () => {
+  await gw.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+describe("OCPP over TLS", () => {
+  it("accepts a charger over wss:// that trusts the certificate, with its password", async () => {
+    const t = await aTenantWithKey();
+    const station = await aStation(t.tenantId, t.key, { connector_count: 1 });
+    await call("PUT", `/v1/tenants/${t.tenantId}/stations/${station.id}/credentials`, {
+      key: t.key,
+      body: { password: "tls-password-000001" },
+      idempotencyKey: idem(),
+    });
+    const options = (password: string, ca?: Buffer) =>
+      <ConstructorParameters<typeof RPCClient>[0]>{
+        endpoint: gw.url,
+        identity: station.name,
+        password,
+        protocols: ["ocpp2.0.1"],
+        strictMode: true,
+        strictModeValidators,
+        reconnect: false,
+        wsOpts: ca ? { ca } : {},
+      };
+    expect(gw.url.startsWith("wss://")).toBe(true);
+    await expect(new RPCClient(options("tls-password-000001")).connect()).rejects.toThrow(); // untrusted certificate
+    await expect(
+      new RPCClient(options("wrong-password-0001", fs.readFileSync(certPath))).connect(),
+    ).rejects.toThrow();
+    const charger = new RPCClient(options("tls-password-000001", fs.readFileSync(certPath)));
+    await charger.connect();
+    await expect(charger.call("Heartbeat", {})).resolves.toHaveProperty("currentTime");
+    await charger.close({ force: true });
+  });
+});
