@@ -49,20 +49,22 @@ if (job.kind === "connect") {
     await Promise.all(batch);
   }
   process.stdout.write(`${JSON.stringify({ ready: true, connected: clients.length, failed })}\n`);
+  // Each charger heartbeats on its own clock, spread over the interval, as real ones do.
   const started = Date.now();
   let heartbeats = 0;
   let heartbeatErrors = 0;
-  while (Date.now() - started < job.holdMs) {
-    await Promise.all(
-      clients.map((c) =>
-        c.call("Heartbeat", {}).then(
+  await Promise.all(
+    clients.map(async (c) => {
+      await new Promise((r) => setTimeout(r, Math.random() * job.heartbeatMs));
+      while (Date.now() - started < job.holdMs) {
+        await c.call("Heartbeat", {}).then(
           () => heartbeats++,
           () => heartbeatErrors++,
-        ),
-      ),
-    );
-    await new Promise((r) => setTimeout(r, job.heartbeatMs));
-  }
+        );
+        await new Promise((r) => setTimeout(r, job.heartbeatMs));
+      }
+    }),
+  );
   await Promise.all(clients.map((c) => c.close({ force: true })));
   process.stdout.write(`${JSON.stringify({ done: true, heartbeats, heartbeatErrors })}\n`);
 } else {

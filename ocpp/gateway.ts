@@ -19,6 +19,9 @@ import { v16Handlers } from "./handlers/v16";
 import { v2Handlers } from "./handlers/v2";
 import type { ChargerHandler } from "./handlers/types";
 
+/** Charger calls that record nothing a retry could apply twice. */
+const STATELESS_ACTIONS = new Set(["Heartbeat", "Authorize"]);
+
 /** Largest OCPP-J frame accepted; bigger frames close the connection (1009) before parsing. */
 export const MAX_FRAME_BYTES = 256 * 1024;
 
@@ -152,6 +155,17 @@ export async function createGateway({
    * one transaction with everything it records. Must not throw for bad input: the reply is an
    * OCPP CALLERROR and the connection stays up.
    */
+  /** `last_seen` follows every message, written at most every 30 s per station (Heartbeat always). */
+  const lastSeenWritten = new Map<number, number>();
+  function touch(stationId: number) {
+    const now = Date.now();
+    if (now - (lastSeenWritten.get(stationId) ?? 0) < 30_000) return;
+    lastSeenWritten.set(stationId, now);
+    db.station
+      .updateMany({ where: { id: stationId }, data: { lastSeenAt: new Date(now) } })
+      .catch((error: unknown) => log.warn("last_seen update failed", { stationId, error }));
+  }
+
   async function handleCall(
     charger: ChargerContext,
     handlers: Record<string, ChargerHandler>,
@@ -162,32 +176,34 @@ export async function createGateway({
     const handler = handlers[method];
     if (!handler) return answerPolitely(charger.protocol, method);
     try {
-      return await db.$transaction(async (tx) => {
-        const seen = await tx.chargerMessage.findUnique({
-          where: { stationId_messageId: { stationId: charger.stationId, messageId } },
-        });
-        if (seen && seen.action === method) return seen.response as Record<string, unknown>;
-        const response = await handler(tx, charger, params);
-        await tx.chargerMessage.upsert({
-          where: { stationId_messageId: { stationId: charger.stationId, messageId } },
-          update: {
-            action: method,
-            response: response as Prisma.InputJsonObject,
-            createdAt: new Date(),
-          },
-          create: {
-            stationId: charger.stationId,
-            messageId,
-            action: method,
-            response: response as Prisma.InputJsonObject,
-          },
-        });
-        await tx.station.update({
-          where: { id: charger.stationId },
-          data: { lastSeenAt: new Date() },
-        });
-        return response;
-      });
+      touch(charger.stationId);
+      // Heartbeat and Authorize change nothing that a retry could double: no dedup record needed.
+      if (STATELESS_ACTIONS.has(method)) return await handler(db, charger, params);
+      return await db.$transaction(
+        async (tx) => {
+          const seen = await tx.chargerMessage.findUnique({
+            where: { stationId_messageId: { stationId: charger.stationId, messageId } },
+          });
+          if (seen && seen.action === method) return seen.response as Record<string, unknown>;
+          const response = await handler(tx, charger, params);
+          await tx.chargerMessage.upsert({
+            where: { stationId_messageId: { stationId: charger.stationId, messageId } },
+            update: {
+              action: method,
+              response: response as Prisma.InputJsonObject,
+              createdAt: new Date(),
+            },
+            create: {
+              stationId: charger.stationId,
+              messageId,
+              action: method,
+              response: response as Prisma.InputJsonObject,
+            },
+          });
+          return response;
+        },
+        { maxWait: 10_000, timeout: 15_000 },
+      );
     } catch (error) {
       log.error("charger call failed", { stationId: charger.stationId, method, error });
       throw createRPCError("InternalError", "The call could not be recorded; retry it.") as Error;

@@ -4,6 +4,7 @@
  *   npm run admin -- create-key --tenant <id> [--scopes a,b]
  *   npm run admin -- revoke-key <key id>
  *   npm run admin -- set-rate-limit <key id> <requests per minute>
+ *   npm run admin -- set-authorization --tenant <id> <accept_all|known_tokens>
  * stdout carries exactly one JSON object; everything else goes to stderr.
  */
 import { parseArgs } from "node:util";
@@ -21,7 +22,8 @@ const USAGE = `usage:
   admin bootstrap --email <email> --team <name> --project <name> [--scopes <comma-separated>]
   admin create-key --tenant <id> [--scopes <comma-separated>]
   admin revoke-key <key id>
-  admin set-rate-limit <key id> <${RATE_LIMIT_MIN}-${RATE_LIMIT_MAX}>`;
+  admin set-rate-limit <key id> <${RATE_LIMIT_MIN}-${RATE_LIMIT_MAX}>
+  admin set-authorization --tenant <id> <accept_all|known_tokens>`;
 
 class UsageError extends Error {}
 class NotFoundError extends Error {}
@@ -107,6 +109,26 @@ async function run(argv: string[]): Promise<unknown> {
         throw new NotFoundError(`no key ${keyId}`);
       const key = await setApiKeyRateLimit({ keyId, perMinute });
       return { id: key.id, rate_limit_per_minute: key.rateLimitPerMinute };
+    }
+    case "set-authorization": {
+      const tenantId = Number(required(values, "tenant"));
+      const mode = positionals[0];
+      if (
+        !Number.isInteger(tenantId) ||
+        tenantId < 1 ||
+        (mode !== "accept_all" && mode !== "known_tokens")
+      ) {
+        throw new UsageError(
+          "set-authorization takes --tenant <id> and accept_all or known_tokens",
+        );
+      }
+      if (!(await db().tenant.findUnique({ where: { id: tenantId } })))
+        throw new NotFoundError(`no tenant ${tenantId}`);
+      const tenant = await db().tenant.update({
+        where: { id: tenantId },
+        data: { authorizationMode: mode },
+      });
+      return { tenant_id: tenant.id, authorization_mode: tenant.authorizationMode };
     }
     default:
       throw new UsageError(command ? `unknown command ${command}` : "no command given");

@@ -1,0 +1,68 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { db } from "../server/db";
+import { call, idem } from "../server/testing/api";
+import { aStation, aTenantWithKey } from "../server/testing/builders";
+import { aCharger, startTestGateway } from "./testing";
+
+let gw: Awaited<ReturnType<typeof startTestGateway>>;
+beforeAll(async () => {
+  gw = await startTestGateway();
+});
+afterAll(async () => {
+  await gw.close();
+});
+
+describe("Authorize and the tenant's authorization mode", () => {
+  it("accept_all accepts any token; known_tokens only tokens the service issued", async () => {
+    const t = await aTenantWithKey();
+    const station = await aStation(t.tenantId, t.key, { connector_count: 1 });
+    await call("PUT", `/v1/tenants/${t.tenantId}/stations/${station.id}/credentials`, {
+      key: t.key,
+      body: { password: "authorize-password-1" },
+      idempotencyKey: idem(),
+    });
+    const charger = aCharger({
+      url: gw.url,
+      identity: station.name,
+      password: "authorize-password-1",
+      protocol: "ocpp1.6",
+    });
+    charger.handle("RemoteStartTransaction", () => Promise.resolve({ status: "Accepted" }));
+    await charger.connect();
+    try {
+      await expect(charger.call("Authorize", { idTag: "ANY-TAG" })).resolves.toEqual({
+        idTagInfo: { status: "Accepted" },
+      });
+      await db().tenant.update({
+        where: { id: t.tenantId },
+        data: { authorizationMode: "known_tokens" },
+      });
+      await expect(charger.call("Authorize", { idTag: "ANY-TAG" })).resolves.toEqual({
+        idTagInfo: { status: "Invalid" },
+      });
+      for (
+        let i = 0;
+        i < 60 &&
+        !(await call("GET", `/v1/tenants/${t.tenantId}/stations/${station.id}`, { key: t.key }))
+          .body.online;
+        i++
+      )
+        await new Promise((r) => setTimeout(r, 50));
+      const start = await call(
+        "POST",
+        `/v1/tenants/${t.tenantId}/stations/${station.id}/commands`,
+        {
+          key: t.key,
+          body: { action: "start", connector_id: station.connectors[0]!.id, token: "ISSUED-1" },
+          idempotencyKey: idem(),
+        },
+      );
+      expect(start.body.status).toBe("succeeded");
+      await expect(charger.call("Authorize", { idTag: "ISSUED-1" })).resolves.toEqual({
+        idTagInfo: { status: "Accepted" },
+      });
+    } finally {
+      await charger.close({ force: true });
+    }
+  });
+});
