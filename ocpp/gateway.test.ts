@@ -374,6 +374,38 @@ describe.each(["ocpp1.6", "ocpp2.0.1", "ocpp2.1"] as const)("a %s charger", (pro
       });
       expect(received.filter((r) => r.method === "UnlockConnector")).toHaveLength(1);
 
+      // stop: the charger reports a transaction; the command names it by resource ID
+      if (v16) {
+        await charger.call("StartTransaction", {
+          connectorId: 2,
+          idTag: "DRIVER-42",
+          meterStart: 0,
+          timestamp: new Date().toISOString(),
+        });
+      } else {
+        await charger.call("TransactionEvent", {
+          eventType: "Started",
+          timestamp: new Date().toISOString(),
+          triggerReason: "RemoteStart",
+          seqNo: 0,
+          transactionInfo: { transactionId: "remote-tx-1" },
+          evse: { id: 2, connectorId: 1 },
+          idToken: { idToken: "DRIVER-42", type: "Central" },
+        });
+      }
+      const tx = (await db().transaction.findFirst({ where: { stationId: s.station.id } }))!;
+      const stop = await s.command({ action: "stop", transaction_id: tx.id });
+      expect(stop.body.status).toBe("succeeded");
+      expect(received.at(-1)).toEqual(
+        v16
+          ? { method: "RemoteStopTransaction", params: { transactionId: tx.id } }
+          : { method: "RequestStopTransaction", params: { transactionId: "remote-tx-1" } },
+      );
+      await db().transaction.update({ where: { id: tx.id }, data: { endedAt: new Date() } });
+      const ended = await s.command({ action: "stop", transaction_id: tx.id });
+      expect(ended.status).toBe(409);
+      expect(ended.body.error.code).toBe("transaction_ended");
+
       const bad = await s.command({ action: "unlock", connector_id: 999999 });
       expect(bad.status).toBe(422);
       expect(bad.body.error.code).toBe("connector_not_found");
@@ -553,6 +585,19 @@ describe("refusals", () => {
       await expect(charger.call("DataTransfer", { vendorId: "acme" })).resolves.toEqual({
         status: "UnknownVendorId",
       });
+      const replies: string[] = [];
+      charger.on("message", ({ message, outbound }: { message: string; outbound: boolean }) => {
+        if (!outbound) replies.push(String(message));
+      });
+      charger.sendRaw(JSON.stringify([2, "unknown-1", "MakeCoffee", {}]));
+      await waitUntil(() => Promise.resolve(replies.some((r) => r.includes("unknown-1"))));
+      expect(JSON.parse(replies.find((r) => r.includes("unknown-1"))!)).toEqual([
+        4,
+        "unknown-1",
+        "NotImplemented",
+        expect.any(String),
+        expect.anything(),
+      ]);
     } finally {
       await charger.close({ force: true });
     }

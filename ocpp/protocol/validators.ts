@@ -1,5 +1,5 @@
 import { createRequire } from "node:module";
-import { createValidator } from "ocpp-rpc";
+import { createRPCError, createValidator } from "ocpp-rpc";
 
 /** Subprotocols the gateway speaks, in the order it prefers them when a charger offers several. */
 export const PROTOCOLS = ["ocpp2.1", "ocpp2.0.1", "ocpp1.6"] as const;
@@ -25,9 +25,34 @@ function ocpp21Validator() {
   return createValidator("ocpp2.1", renamed);
 }
 
+/**
+ * An action the protocol does not define is `NotImplemented` (OCPP-J), not the `ProtocolError`
+ * ocpp-rpc raises when it finds no schema for it.
+ */
+function unknownActionsNotImplemented(validator: ReturnType<typeof createValidator>) {
+  const v = validator;
+  const validate = v.validate.bind(v);
+  v.validate = (schemaId, params) => {
+    try {
+      return validate(schemaId, params);
+    } catch (error) {
+      const e = error as { rpcErrorCode?: string; message?: string };
+      if (
+        e.rpcErrorCode === "ProtocolError" &&
+        /is missing/.test(e.message ?? "") &&
+        schemaId.endsWith(".req")
+      ) {
+        throw createRPCError("NotImplemented", `Unknown action ${schemaId.slice(4, -4)}`) as Error;
+      }
+      throw error;
+    }
+  };
+  return v;
+}
+
 /** Validators for strict mode on both sides (our server, and test chargers). */
 export const strictModeValidators = [
   createValidator("ocpp1.6", require("ocpp-rpc/lib/schemas/ocpp1_6.json") as Schema[]),
   createValidator("ocpp2.0.1", require("ocpp-rpc/lib/schemas/ocpp2_0_1.json") as Schema[]),
   ocpp21Validator(),
-];
+].map(unknownActionsNotImplemented);
