@@ -8,6 +8,7 @@ import { env, EnvError } from "../server/env";
 import { log } from "../server/log";
 import { createGateway } from "./gateway";
 import { createOcppServer } from "./http-server";
+import { startWebhookWorker } from "./webhook-worker";
 
 async function main() {
   let config;
@@ -31,6 +32,11 @@ async function main() {
   await db().$queryRaw`SELECT 1`;
 
   const gateway = await createGateway({ db: db(), databaseUrl: config.databaseUrl });
+  const webhooks = await startWebhookWorker({
+    db: db(),
+    databaseUrl: config.databaseUrl,
+    allowPrivate: config.webhookAllowPrivateDestinations,
+  });
   const tls = config.ocppTls ?? undefined;
   const server = createOcppServer({ gateway, db: db(), ...(tls ? { tls } : {}) });
   await new Promise<void>((resolve) => server.listen(config.ocppPort, resolve));
@@ -46,6 +52,7 @@ async function main() {
     stopping = true;
     log.info("ocpp gateway stopping");
     server.close();
+    await webhooks.stop();
     await gateway.close();
     await closeDb();
     process.exit(0);

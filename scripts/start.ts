@@ -69,6 +69,20 @@ function buildIfNeeded() {
   fs.writeFileSync(HASH_FILE, hash);
 }
 
+/**
+ * The key that encrypts secrets at rest: SECRET_KEY when set (required in production), otherwise
+ * one generated once and kept under DATA_DIR, so a laptop install needs no setup.
+ */
+function secretKey(config: ReturnType<typeof env>): string {
+  if (config.secretKey) return config.secretKey;
+  const file = path.join(config.dataDir, "secret.key");
+  if (!fs.existsSync(file)) {
+    fs.mkdirSync(config.dataDir, { recursive: true });
+    fs.writeFileSync(file, crypto.randomBytes(32).toString("base64"), { mode: 0o600 });
+  }
+  return fs.readFileSync(file, "utf8").trim();
+}
+
 function prefixed(child: ChildProcess, name: string) {
   for (const stream of [child.stdout, child.stderr]) {
     let buffer = "";
@@ -147,7 +161,12 @@ async function main() {
     }
     await applyMigrations(databaseUrl, { log: say });
     buildIfNeeded();
-    const childEnv = { ...process.env, DATABASE_URL: databaseUrl, NEXT_TELEMETRY_DISABLED: "1" };
+    const childEnv = {
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      SECRET_KEY: secretKey(config),
+      NEXT_TELEMETRY_DISABLED: "1",
+    };
     const web = spawn(path.join(BIN, "next"), ["start", "-p", String(config.port)], {
       cwd: ROOT,
       env: childEnv,

@@ -41,6 +41,16 @@ const schema = z.object({
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
   OCPP_TLS_CERT: z.string().min(1).optional(),
   OCPP_TLS_KEY: z.string().min(1).optional(),
+  SECRET_KEY: z
+    .string()
+    .regex(
+      /^[A-Za-z0-9+/=_-]{43,}$/,
+      "must be at least 32 random bytes, base64 (openssl rand -base64 32)",
+    )
+    .optional(),
+  WEBHOOK_ALLOW_PRIVATE_DESTINATIONS: z
+    .enum(["true", "false"], { error: "must be true or false" })
+    .default("false"),
 });
 
 export type Env = {
@@ -54,6 +64,10 @@ export type Env = {
   logLevel: "debug" | "info" | "warn" | "error";
   /** PEM certificate and key for the OCPP listener (security profile 2); null serves plain ws */
   ocppTls: { certPath: string; keyPath: string } | null;
+  /** encrypts secrets at rest (webhook signing secrets); required in production */
+  secretKey: string | undefined;
+  /** non-production only: webhook deliveries may go to loopback and private addresses (tests) */
+  webhookAllowPrivateDestinations: boolean;
 };
 
 export class EnvError extends Error {}
@@ -77,6 +91,12 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
       `${e.OCPP_TLS_CERT ? "OCPP_TLS_KEY" : "OCPP_TLS_CERT"} must be set together with the other (both or neither)`,
     );
   }
+  if (e.SERVICE_ENV === "production" && e.WEBHOOK_ALLOW_PRIVATE_DESTINATIONS === "true") {
+    throw new EnvError("WEBHOOK_ALLOW_PRIVATE_DESTINATIONS cannot be true in production");
+  }
+  if (e.SERVICE_ENV === "production" && !e.SECRET_KEY) {
+    throw new EnvError("SECRET_KEY is required in production (openssl rand -base64 32)");
+  }
   for (const name of ["OCPP_TLS_CERT", "OCPP_TLS_KEY"] as const) {
     const file = e[name];
     if (file && !fs.existsSync(file))
@@ -97,6 +117,8 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
     ocppPublicUrl,
     serviceEnv: e.SERVICE_ENV,
     logLevel: e.LOG_LEVEL,
+    secretKey: e.SECRET_KEY,
+    webhookAllowPrivateDestinations: e.WEBHOOK_ALLOW_PRIVATE_DESTINATIONS === "true",
     ocppTls:
       e.OCPP_TLS_CERT && e.OCPP_TLS_KEY
         ? { certPath: path.resolve(e.OCPP_TLS_CERT), keyPath: path.resolve(e.OCPP_TLS_KEY) }

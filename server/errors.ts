@@ -37,6 +37,8 @@ export const ERROR_STATUS = {
   dispatch_unconfirmed: 502,
   outcome_unknown: 503,
   credentials_rate_limited: 429,
+  webhook_url_invalid: 422,
+  webhook_limit_reached: 409,
   tariff_invalid: 422,
   tariff_complex: 409,
   transaction_start_unknown: 409,

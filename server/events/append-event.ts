@@ -1,6 +1,7 @@
 import type { DbTx } from "../db";
 import type { Prisma } from "../generated/prisma/client";
 import { newId } from "../lib/ids";
+import { enqueueDeliveries } from "../webhooks/enqueue-deliveries";
 
 export type AppendEventOptions = {
   db: DbTx;
@@ -10,6 +11,8 @@ export type AppendEventOptions = {
   data: Record<string, unknown>;
   /** charger events: the station, and the charger's own timestamp (null for connectivity) */
   station?: { id: number; occurredAt: Date | null };
+  /** deliver to this webhook endpoint only, whatever it subscribes to (webhook.test) */
+  deliverOnlyTo?: string;
 };
 
 /**
@@ -28,6 +31,7 @@ export async function appendEvent({
   resourceId,
   data,
   station,
+  deliverOnlyTo,
 }: AppendEventOptions) {
   const [counter] = await db.$queryRaw<{ last_sequence: number }[]>`
     INSERT INTO tenant_event_counters (tenant_id, last_sequence) VALUES (${tenantId}, 1)
@@ -53,7 +57,6 @@ export async function appendEvent({
       data: data as Prisma.InputJsonObject,
     },
   });
-  // Wakes webhook workers and waiting readers; delivered only if the transaction commits.
-  await db.$executeRaw`SELECT pg_notify('events', ${String(tenantId)})`;
+  await enqueueDeliveries(db, event, deliverOnlyTo);
   return event;
 }

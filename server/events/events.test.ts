@@ -16,7 +16,9 @@ describe("the event log", () => {
       let after = 0;
       for (;;) {
         const done = !writing;
-        const page = await call("GET", `/v1/tenants/${tenantId}/events?after=${after}&limit=7`, { key });
+        const page = await call("GET", `/v1/tenants/${tenantId}/events?after=${after}&limit=7`, {
+          key,
+        });
         expect(page.status).toBe(200);
         seen.push(...page.body.data.map((e: { sequence: number }) => e.sequence));
         after = page.body.next_cursor;
@@ -28,7 +30,13 @@ describe("the event log", () => {
       Array.from({ length: WRITERS }, async (_, w) => {
         for (let i = 0; i < PER_WRITER; i++) {
           await db().$transaction(async (tx) => {
-            await appendEvent({ db: tx, tenantId, type: "webhook.test", resourceId: null, data: { writer: w, i } });
+            await appendEvent({
+              db: tx,
+              tenantId,
+              type: "webhook.test",
+              resourceId: null,
+              data: { writer: w, i },
+            });
             // hold the transaction open a little, so commits interleave with the reader
             await new Promise((r) => setTimeout(r, Math.random() * 8));
           });
@@ -49,8 +57,15 @@ describe("the event log", () => {
       await appendEvent({ db: tx, tenantId, type: "webhook.test", resourceId: null, data: {} });
     });
     const all = await call("GET", `/v1/tenants/${tenantId}/events`, { key });
-    expect(all.body.data.map((e: { type: string }) => e.type)).toEqual(["station.connected", "webhook.test"]);
-    const typed = await call("GET", `/v1/tenants/${tenantId}/events?type=webhook.test,bill.finalized`, { key });
+    expect(all.body.data.map((e: { type: string }) => e.type)).toEqual([
+      "station.connected",
+      "webhook.test",
+    ]);
+    const typed = await call(
+      "GET",
+      `/v1/tenants/${tenantId}/events?type=webhook.test,bill.finalized`,
+      { key },
+    );
     expect(typed.body.data.map((e: { type: string }) => e.type)).toEqual(["webhook.test"]);
     const other = await call("GET", `/v1/tenants/${tenantId}/events`, { key: full.key });
     expect(other.status).toBe(404);

@@ -61,7 +61,7 @@ export async function listEvents({
   const more = rows.length > limit;
   const kept = rows.slice(0, limit);
   return {
-    data: kept.map(presentEvent),
+    data: kept.map((row) => presentEvent(row)),
     next_cursor: kept.at(-1)?.sequence ?? after,
     has_more: more,
   };

@@ -1,4 +1,5 @@
 import type { Event } from "../generated/prisma/client";
+import { LATEST_VERSION, type ApiVersion } from "../http/versions";
 
 export type EventResource = {
   id: string;
@@ -13,8 +14,12 @@ export type EventResource = {
   occurred_at?: string | null;
 };
 
-/** The event record of spec section 6; charger events add station_id, station_sequence, occurred_at. */
-export function presentEvent(row: Event): EventResource {
+/**
+ * The event record of spec section 6; charger events add station_id, station_sequence,
+ * occurred_at. Shaped per API version (webhook endpoints pin one); both supported versions share
+ * this shape today.
+ */
+export function presentEvent(row: Event, _version: ApiVersion = LATEST_VERSION): EventResource {
   const event: EventResource = {
     id: row.id,
     sequence: row.sequence,

@@ -15,6 +15,7 @@ await admin.query(`CREATE DATABASE ${name} TEMPLATE cp_template`);
 await admin.end();
 process.env.DATABASE_URL = embeddedUrl(port, name);
 process.env.SERVICE_ENV ??= "test";
+process.env.SECRET_KEY ??= crypto.randomBytes(32).toString("base64");
 
 afterAll(async () => {
   const { closeDb } = await import("../db");

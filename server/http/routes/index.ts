@@ -7,6 +7,7 @@ import { locationRoutes } from "./locations";
 import { metaRoutes } from "./meta";
 import { operationRoutes } from "./operations";
 import { stationRoutes } from "./stations";
+import { webhookRoutes } from "./webhooks";
 
 /** Every /v1 route. The router, the OpenAPI document and /v1/capabilities all read this table. */
 export const allRoutes: RouteDef[] = [];
@@ -20,6 +21,7 @@ allRoutes.push(
   ...stationRoutes,
   ...operationRoutes,
   ...eventRoutes,
+  ...webhookRoutes,
 );
 
 export const handleV1 = createRouter(allRoutes);

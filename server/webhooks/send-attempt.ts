@@ -1,0 +1,153 @@
+import http from "node:http";
+import https from "node:https";
+import net from "node:net";
+import { vetDestination, type Resolver } from "./destination";
+
+/** Delivery contract item 4: each step 10 s, a whole attempt 15 s. Item 3: headers up to 32 KiB. */
+export const STEP_TIMEOUT_MS = 10_000;
+export const ATTEMPT_TIMEOUT_MS = 15_000;
+export const MAX_HEADER_BYTES = 32 * 1024;
+
+export type AttemptResult = { ok: boolean; status: number | null; error: string | null };
+
+/**
+ * One POST. The hostname is resolved now and the connection goes to a vetted address itself (a
+ * custom `lookup`), so DNS rebinding between the check and the connect cannot slip through; with
+ * any non-public address nothing is sent (`DestinationRefused`). Only the status line and headers
+ * are read; redirects are not followed; any 2xx acknowledges.
+ */
+export async function sendAttempt(options: {
+  url: string;
+  body: string;
+  headers: Record<string, string>;
+  allowPrivate: boolean;
+  resolve: Resolver;
+  stepTimeoutMs?: number;
+  attemptTimeoutMs?: number;
+}): Promise<AttemptResult> {
+  const url = new URL(options.url);
+  let addresses: string[] | null;
+  try {
+    addresses = await vetDestination(url.hostname, {
+      allowPrivate: options.allowPrivate,
+      resolve: options.resolve,
+    });
+  } catch (error) {
+    return {
+      ok: false,
+      status: null,
+      error: `DnsError: ${(error as { code?: string }).code ?? "lookup failed"}`,
+    };
+  }
+  if (!addresses) return { ok: false, status: null, error: "DestinationRefused" };
+  let last: AttemptResult = { ok: false, status: null, error: "ConnectFailed" };
+  const deadline = Date.now() + (options.attemptTimeoutMs ?? ATTEMPT_TIMEOUT_MS);
+  // Addresses in resolver order until one connects (delivery contract item 8).
+  for (const address of addresses) {
+    const remaining = deadline - Date.now();
+    if (remaining <= 0) return { ok: false, status: null, error: "AttemptTimeout" };
+    last = await post(
+      url,
+      address,
+      options,
+      Math.min(remaining, options.attemptTimeoutMs ?? ATTEMPT_TIMEOUT_MS),
+    );
+    if (last.error !== "ConnectFailed" && last.error !== "ConnectTimeout") return last;
+  }
+  return last;
+}
+
+function post(
+  url: URL,
+  address: string,
+  options: { body: string; headers: Record<string, string>; stepTimeoutMs?: number },
+  attemptMs: number,
+): Promise<AttemptResult> {
+  const step = options.stepTimeoutMs ?? STEP_TIMEOUT_MS;
+  return new Promise((resolve) => {
+    let settled = false;
+    const finish = (result: AttemptResult) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(attemptTimer);
+      clearTimeout(stepTimer);
+      request.destroy();
+      resolve(result);
+    };
+    const family = net.isIP(address) as 4 | 6;
+    const transport = url.protocol === "https:" ? https : http;
+    const request = transport.request({
+      protocol: url.protocol,
+      hostname: url.hostname.replace(/^\[|\]$/g, ""),
+      port: url.port || (url.protocol === "https:" ? 443 : 80),
+      path: `${url.pathname}${url.search}`,
+      method: "POST",
+      headers: { ...options.headers, "content-length": Buffer.byteLength(options.body) },
+      // connect to the vetted address, whatever DNS says now (TLS still checks the hostname)
+      lookup: (_host, opts, callback) => {
+        if ((opts as { all?: boolean }).all)
+          (callback as (e: null, a: { address: string; family: number }[]) => void)(null, [
+            { address, family },
+          ]);
+        else (callback as (e: null, a: string, f: number) => void)(null, address, family);
+      },
+      servername: net.isIP(url.hostname) ? undefined : url.hostname,
+      maxHeaderSize: MAX_HEADER_BYTES,
+      agent: false,
+    });
+    const attemptTimer = setTimeout(
+      () => finish({ ok: false, status: null, error: "AttemptTimeout" }),
+      attemptMs,
+    );
+    let stepTimer = setTimeout(
+      () => finish({ ok: false, status: null, error: "ConnectTimeout" }),
+      step,
+    );
+    request.on("socket", (socket) => {
+      const connected = () => {
+        clearTimeout(stepTimer);
+        stepTimer = setTimeout(
+          () => finish({ ok: false, status: null, error: "WriteTimeout" }),
+          step,
+        );
+      };
+      socket.once(url.protocol === "https:" ? "secureConnect" : "connect", connected);
+    });
+    request.on("finish", () => {
+      clearTimeout(stepTimer);
+      stepTimer = setTimeout(() => finish({ ok: false, status: null, error: "ReadTimeout" }), step);
+    });
+    request.on("response", (response) => {
+      const status = response.statusCode ?? 0;
+      finish({
+        ok: status >= 200 && status < 300,
+        status,
+        error: status >= 200 && status < 300 ? null : `HttpStatus${status}`,
+      });
+    });
+    request.on("error", (error: NodeJS.ErrnoException) => {
+      const code = error.code ?? "";
+      if (code === "HPE_HEADER_OVERFLOW")
+        return finish({ ok: false, status: null, error: "ResponseHeadersTooLarge" });
+      if (
+        ["ECONNREFUSED", "EHOSTUNREACH", "ENETUNREACH", "ECONNRESET"].includes(code) &&
+        !request.reusedSocket
+      ) {
+        return finish({
+          ok: false,
+          status: null,
+          error: code === "ECONNRESET" ? "ConnectionReset" : "ConnectFailed",
+        });
+      }
+      finish({
+        ok: false,
+        status: null,
+        error:
+          code.startsWith("ERR_TLS") || code.includes("CERT")
+            ? `TlsError: ${code}`
+            : `NetworkError: ${code || error.message}`,
+      });
+    });
+    request.end(options.body);
+  });
+}
