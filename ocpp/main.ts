@@ -8,6 +8,7 @@ import { env, EnvError } from "../server/env";
 import { log } from "../server/log";
 import { createGateway } from "./gateway";
 import { createOcppServer } from "./http-server";
+import { startMaintenance } from "./maintenance";
 import { startWebhookWorker } from "./webhook-worker";
 
 async function main() {
@@ -37,6 +38,7 @@ async function main() {
     databaseUrl: config.databaseUrl,
     allowPrivate: config.webhookAllowPrivateDestinations,
   });
+  const maintenance = startMaintenance({ db: db() });
   const tls = config.ocppTls ?? undefined;
   const server = createOcppServer({ gateway, db: db(), ...(tls ? { tls } : {}) });
   await new Promise<void>((resolve) => server.listen(config.ocppPort, resolve));
@@ -52,6 +54,7 @@ async function main() {
     stopping = true;
     log.info("ocpp gateway stopping");
     server.close();
+    maintenance.stop();
     await webhooks.stop();
     await gateway.close();
     await closeDb();

@@ -1,0 +1,55 @@
+import { describe, expect, it } from "vitest";
+import { db } from "../db";
+import { appendEvent } from "../events/append-event";
+import { aStation, aTenantWithKey } from "../testing/builders";
+import { applyRetention } from "./retention";
+
+describe("retention", () => {
+  it("drops meter samples from the log after 7 days and cleared faults after 90; keeps everything else", async () => {
+    const t = await aTenantWithKey();
+    const station = await aStation(t.tenantId, t.key);
+    const now = new Date("2026-11-22T12:00:00Z");
+    const daysAgo = (d: number) => new Date(now.getTime() - d * 86_400_000);
+    await db().$transaction(async (tx) => {
+      for (const type of ["meter.sampled", "station.connected"]) {
+        for (const age of [8, 6]) {
+          const e = await appendEvent({
+            db: tx,
+            tenantId: t.tenantId,
+            type,
+            resourceId: 1,
+            data: { age },
+          });
+          await tx.event.update({ where: { id: e.id }, data: { createdAt: daysAgo(age) } });
+        }
+      }
+    });
+    const fault = (clearedDaysAgo: number | null) =>
+      db().fault.create({
+        data: {
+          tenantId: t.tenantId,
+          stationId: station.id,
+          openedAt: daysAgo(200),
+          clearedAt: clearedDaysAgo === null ? null : daysAgo(clearedDaysAgo),
+          ocppStatus: "Faulted",
+        },
+      });
+    const old = await fault(91);
+    const recent = await fault(89);
+    const open = await fault(null);
+    const deleted = await applyRetention({ db: db(), now, batch: 1 });
+    expect(deleted).toMatchObject({ meter_sampled_events: 1, cleared_faults: 1 });
+    const kept = await db().event.findMany({
+      where: { tenantId: t.tenantId },
+      orderBy: { sequence: "asc" },
+    });
+    expect(kept.map((e) => [e.type, (e.data as { age: number }).age])).toEqual([
+      ["meter.sampled", 6],
+      ["station.connected", 8],
+      ["station.connected", 6],
+    ]);
+    const faults = await db().fault.findMany({ where: { stationId: station.id } });
+    expect(faults.map((f) => f.id).sort()).toEqual([recent.id, open.id].sort());
+    expect(faults.map((f) => f.id)).not.toContain(old.id);
+  });
+});

@@ -1,0 +1,56 @@
+import type { Db } from "../db";
+
+/** Spec section 8: meter samples in the log 7 days; cleared faults 90 days. Ours: dedup records 24 h. */
+export const RETENTION = {
+  meterSampledEventsDays: 7,
+  clearedFaultsDays: 90,
+  idempotencyRecordsHours: 24,
+  chargerMessagesHours: 24,
+};
+
+const ago = (now: Date, ms: number) => new Date(now.getTime() - ms);
+const DAY = 86_400_000;
+const HOUR = 3_600_000;
+
+/**
+ * Deletes what has outlived its retention, in bounded batches so no sweep holds long locks.
+ * Safe to run from several processes at once (deletes are idempotent). Other events are kept.
+ */
+export async function applyRetention({
+  db,
+  now = new Date(),
+  batch = 5_000,
+}: {
+  db: Db;
+  now?: Date;
+  batch?: number;
+}) {
+  const deleted = {
+    meter_sampled_events: 0,
+    cleared_faults: 0,
+    idempotency_records: 0,
+    charger_messages: 0,
+  };
+  const loop = async (run: () => Promise<number>) => {
+    let total = 0;
+    for (let n = batch; n === batch; total += n) n = await run();
+    return total;
+  };
+  deleted.meter_sampled_events = await loop(
+    () =>
+      db.$executeRaw`DELETE FROM events WHERE id IN (SELECT id FROM events WHERE type = 'meter.sampled' AND created_at < ${ago(now, RETENTION.meterSampledEventsDays * DAY)} LIMIT ${batch})`,
+  );
+  deleted.cleared_faults = await loop(
+    () =>
+      db.$executeRaw`DELETE FROM faults WHERE id IN (SELECT id FROM faults WHERE cleared_at < ${ago(now, RETENTION.clearedFaultsDays * DAY)} LIMIT ${batch})`,
+  );
+  deleted.idempotency_records = await loop(
+    () =>
+      db.$executeRaw`DELETE FROM idempotency_records WHERE (api_key_id, key) IN (SELECT api_key_id, key FROM idempotency_records WHERE created_at < ${ago(now, RETENTION.idempotencyRecordsHours * HOUR)} AND completed_at IS NOT NULL LIMIT ${batch})`,
+  );
+  deleted.charger_messages = await loop(
+    () =>
+      db.$executeRaw`DELETE FROM charger_messages WHERE (station_id, message_id) IN (SELECT station_id, message_id FROM charger_messages WHERE created_at < ${ago(now, RETENTION.chargerMessagesHours * HOUR)} LIMIT ${batch})`,
+  );
+  return deleted;
+}
