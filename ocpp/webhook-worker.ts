@@ -50,6 +50,7 @@ export async function startWebhookWorker({
   listener.on("notification", () => void drain());
   const timer = setInterval(() => void drain(), 1_000);
   timer.unref();
+  void drain(); // what fell due while no worker ran
   return {
     stop: async () => {
       stopped = true;

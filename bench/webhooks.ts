@@ -1,0 +1,138 @@
+/**
+ * Webhook delivery: deliveries per second to a local receiver with 1 and 2 worker processes, and
+ * event-to-first-attempt latency p50/p99. Run: `npx tsx bench/webhooks.ts`. Writes
+ * bench/results/webhooks.json.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import crypto from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { startEmbeddedDatabase } from "../server/db/embedded";
+import { applyMigrations } from "../server/db/migrate";
+import { aReceiver } from "../server/webhooks/testing";
+
+const BATCH = Number(process.env.BENCH_DELIVERIES ?? 2000);
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "cp-bench-webhooks-"));
+const database = await startEmbeddedDatabase({ dataDir });
+process.env.DATABASE_URL = database.url;
+process.env.SECRET_KEY = crypto.randomBytes(32).toString("base64");
+process.env.WEBHOOK_ALLOW_PRIVATE_DESTINATIONS = "true";
+await applyMigrations(database.url);
+const { db, closeDb } = await import("../server/db");
+const { appendEvent } = await import("../server/events/append-event");
+const { seal } = await import("../server/lib/secret-box");
+
+const receiver = await aReceiver();
+const arrivals = new Map<string, number>();
+const pct = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+
+async function workers(count: number) {
+  const children: ChildProcess[] = [];
+  await Promise.all(
+    Array.from({ length: count }, () => {
+      const child = spawn("node_modules/.bin/tsx", ["bench/webhook-worker-process.ts"], {
+        env: process.env,
+        stdio: ["ignore", "pipe", "inherit"],
+      });
+      children.push(child);
+      return new Promise<void>((resolve) => child.stdout!.once("data", () => resolve()));
+    }),
+  );
+  return async () => {
+    await Promise.all(
+      children.map((c) => new Promise((resolve) => (c.once("exit", resolve), c.kill("SIGTERM")))),
+    );
+  };
+}
+
+try {
+  const team = await db().team.create({ data: { name: "Bench" } });
+  const tenant = await db().tenant.create({ data: { teamId: team.id, name: "Webhooks" } });
+  await db().webhookEndpoint.create({
+    data: {
+      id: "whk_bench",
+      tenantId: tenant.id,
+      url: receiver.url,
+      events: ["station.connected"],
+      secretEncrypted: seal("whsec_bench"),
+      apiVersion: "2026-10-15",
+    },
+  });
+  const enqueue = async (n: number) => {
+    for (let i = 0; i < n; i += 200) {
+      await db().$transaction(async (tx) => {
+        for (let j = i; j < Math.min(n, i + 200); j++)
+          await appendEvent({
+            db: tx,
+            tenantId: tenant.id,
+            type: "station.connected",
+            resourceId: j,
+            data: { j },
+          });
+      });
+    }
+  };
+  const acknowledged = () => db().webhookDelivery.count({ where: { status: "acknowledged" } });
+  const throughput: Record<string, unknown> = {};
+  for (const count of [1, 2]) {
+    const before = await acknowledged();
+    await enqueue(BATCH);
+    const stop = await workers(count);
+    const started = performance.now(); // from the moment the workers are up
+    while ((await acknowledged()) - before < BATCH) await new Promise((r) => setTimeout(r, 50));
+    const seconds = (performance.now() - started) / 1000;
+    await stop();
+    throughput[`${count}_worker${count > 1 ? "s" : ""}`] = {
+      deliveries: BATCH,
+      seconds: Math.round(seconds * 100) / 100,
+      per_second: Math.round(BATCH / seconds),
+    };
+  }
+
+  // latency: events appended one at a time while one worker runs
+  const stop = await workers(1);
+  const originalPush = receiver.received.push.bind(receiver.received);
+  receiver.received.push = (...items) => {
+    for (const item of items) arrivals.set(String(item.headers["service-event-id"]), Date.now());
+    return originalPush(...items);
+  };
+  const latencies: number[] = [];
+  for (let i = 0; i < 200; i++) {
+    const created = Date.now();
+    const event = await db().$transaction((tx) =>
+      appendEvent({
+        db: tx,
+        tenantId: tenant.id,
+        type: "station.connected",
+        resourceId: i,
+        data: { i },
+      }),
+    );
+    while (!arrivals.has(event.id)) await new Promise((r) => setTimeout(r, 2));
+    latencies.push(arrivals.get(event.id)! - created);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  await stop();
+  latencies.sort((a, b) => a - b);
+  const result = {
+    benchmark: "webhooks",
+    date: new Date().toISOString(),
+    machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, node: process.version },
+    throughput,
+    event_to_first_attempt_ms: {
+      samples: latencies.length,
+      p50: pct(latencies, 50),
+      p99: pct(latencies, 99),
+    },
+  };
+  console.log(JSON.stringify(result, null, 2));
+  fs.mkdirSync("bench/results", { recursive: true });
+  fs.writeFileSync("bench/results/webhooks.json", `${JSON.stringify(result, null, 2)}\n`);
+} finally {
+  await receiver.close();
+  await closeDb();
+  await database.stop();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+}
