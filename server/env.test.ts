@@ -52,4 +52,25 @@ describe("configuration", () => {
     expect(env.ocppTls?.certPath.endsWith("package.json")).toBe(true);
     expect(env.ocppPublicUrl).toBe("wss://localhost:9000");
   });
+
+  it("refuses private webhook destinations and a missing SECRET_KEY in production", () => {
+    const key = Buffer.alloc(32, 7).toString("base64");
+    expect(() =>
+      parseEnv({
+        SERVICE_ENV: "production",
+        SECRET_KEY: key,
+        WEBHOOK_ALLOW_PRIVATE_DESTINATIONS: "true",
+      }),
+    ).toThrow(/^WEBHOOK_ALLOW_PRIVATE_DESTINATIONS cannot be true in production/);
+    expect(() => parseEnv({ SERVICE_ENV: "production" })).toThrow(
+      /^SECRET_KEY is required in production/,
+    );
+    expect(
+      parseEnv({ SERVICE_ENV: "test", WEBHOOK_ALLOW_PRIVATE_DESTINATIONS: "true" })
+        .webhookAllowPrivateDestinations,
+    ).toBe(true);
+    expect(
+      parseEnv({ SERVICE_ENV: "production", SECRET_KEY: key }).webhookAllowPrivateDestinations,
+    ).toBe(false);
+  });
 });

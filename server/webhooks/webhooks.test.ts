@@ -296,6 +296,43 @@ describe("delivery", () => {
     await quiet(a.webhook.id, b.webhook.id);
   });
 
+  it("reads only the status line and headers, up to 32 KiB", async () => {
+    const net = await import("node:net");
+    let requests = 0;
+    const server = net.createServer((socket) => {
+      socket.once("data", (chunk: Buffer) => {
+        requests++;
+        const kib = chunk.toString().includes("/big") ? 40 : 24; // 24 KiB is over Node's 16 KiB default
+        socket.write(`HTTP/1.1 200 OK\r\nX-Big: ${"y".repeat(kib * 1024)}\r\n\r\n`);
+      });
+      socket.on("error", () => {});
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const port = (server.address() as { port: number }).port;
+    const big = await anEndpoint(`http://127.0.0.1:${port}/big`);
+    const fits = await anEndpoint(`http://127.0.0.1:${port}/fits`);
+    for (const t of [big, fits])
+      await db().$transaction((tx) =>
+        appendEvent({
+          db: tx,
+          tenantId: t.tenantId,
+          type: "station.connected",
+          resourceId: 1,
+          data: {},
+        }),
+      );
+    await run();
+    expect(requests).toBe(2);
+    expect(
+      await db().webhookDelivery.findFirstOrThrow({ where: { endpointId: big.webhook.id } }),
+    ).toMatchObject({ status: "queued", lastError: "ResponseHeadersTooLarge" });
+    expect(
+      await db().webhookDelivery.findFirstOrThrow({ where: { endpointId: fits.webhook.id } }),
+    ).toMatchObject({ status: "acknowledged", lastStatus: 200 });
+    await quiet(big.webhook.id);
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
   it("in production rules, a hostname resolving to 127.0.0.1 is refused: DestinationRefused, nothing sent", async () => {
     const r = await receiver();
     const port = new URL(r.url).port;
