@@ -37,7 +37,7 @@ async function workers(count: number) {
         stdio: ["ignore", "pipe", "inherit"],
       });
       children.push(child);
-      return new Promise<void>((resolve) => child.stdout!.once("data", () => resolve()));
+      return new Promise<void>((resolve) => child.stdout.once("data", () => resolve()));
     }),
   );
   return async () => {

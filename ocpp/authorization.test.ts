@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../server/db";
 import { call, idem } from "../server/testing/api";
 import { aStation, aTenantWithKey } from "../server/testing/builders";
-import { aCharger, startTestGateway } from "./testing";
+import { aCharger, startTestGateway, waitUntil } from "./testing";
 
 let gw: Awaited<ReturnType<typeof startTestGateway>>;
 beforeAll(async () => {
@@ -40,14 +40,11 @@ describe("Authorize and the tenant's authorization mode", () => {
       await expect(charger.call("Authorize", { idTag: "ANY-TAG" })).resolves.toEqual({
         idTagInfo: { status: "Invalid" },
       });
-      for (
-        let i = 0;
-        i < 60 &&
-        !(await call("GET", `/v1/tenants/${t.tenantId}/stations/${station.id}`, { key: t.key }))
-          .body.online;
-        i++
-      )
-        await new Promise((r) => setTimeout(r, 50));
+      await waitUntil(
+        async () =>
+          (await call("GET", `/v1/tenants/${t.tenantId}/stations/${station.id}`, { key: t.key }))
+            .body.online,
+      );
       const start = await call(
         "POST",
         `/v1/tenants/${t.tenantId}/stations/${station.id}/commands`,

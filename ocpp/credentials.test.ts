@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../server/db";
 import { call, idem } from "../server/testing/api";
 import { aStation, aTenantWithKey, anotherKey } from "../server/testing/builders";
-import { aCharger, startTestGateway } from "./testing";
+import { aCharger, startTestGateway, waitUntil } from "./testing";
 
 let gw: Awaited<ReturnType<typeof startTestGateway>>;
 beforeAll(async () => {
@@ -11,14 +11,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await gw.close();
 });
-
-const waitUntil = async (check: () => Promise<boolean>, ms = 5000) => {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await new Promise((r) => setTimeout(r, 50));
-  }
-};
 
 async function setup(protocol: "ocpp1.6" | "ocpp2.0.1") {
   const t = await aTenantWithKey();

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../server/db";
 import { call, idem } from "../server/testing/api";
 import { aStation, aTenantWithKey } from "../server/testing/builders";
-import { aCharger, startTestGateway } from "./testing";
+import { aCharger, startTestGateway, waitUntil } from "./testing";
 
 let gw: Awaited<ReturnType<typeof startTestGateway>>;
 beforeAll(async () => {
@@ -41,14 +41,6 @@ async function aRegisteredStation() {
     });
   return { ...t, station, read, events, command };
 }
-
-const waitUntil = async (check: () => boolean | Promise<boolean>, ms = 3000) => {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await new Promise((r) => setTimeout(r, 50));
-  }
-};
 
 describe.each(["ocpp1.6", "ocpp2.0.1", "ocpp2.1"] as const)("a %s charger", (protocol) => {
   const v16 = protocol === "ocpp1.6";

@@ -4,7 +4,7 @@
  */
 import { closeDb, db } from "../server/db";
 import { applyMigrations } from "../server/db/migrate";
-import { env, EnvError } from "../server/env";
+import { envOrExit } from "../server/env";
 import { log } from "../server/log";
 import { createGateway } from "./gateway";
 import { createOcppServer } from "./http-server";
@@ -12,16 +12,7 @@ import { startMaintenance } from "./maintenance";
 import { startWebhookWorker } from "./webhook-worker";
 
 async function main() {
-  let config;
-  try {
-    config = env();
-  } catch (error) {
-    if (error instanceof EnvError) {
-      console.error(`config error: ${error.message}`);
-      process.exit(1);
-    }
-    throw error;
-  }
+  const config = envOrExit();
   if (!config.databaseUrl) {
     console.error(
       "config error: DATABASE_URL is required for the ocpp process (npm start sets it)",

@@ -3,7 +3,7 @@ import { db } from "../server/db";
 import { newId } from "../server/lib/ids";
 import { call, idem } from "../server/testing/api";
 import { aStation, aTenantWithKey } from "../server/testing/builders";
-import { aCharger, startTestGateway } from "./testing";
+import { aCharger, startTestGateway, waitUntil } from "./testing";
 
 /** Two gateways on one database stand in for two `ocpp` processes. */
 let a: Awaited<ReturnType<typeof startTestGateway>>;
@@ -18,13 +18,6 @@ afterAll(async () => {
 });
 
 const PASSWORD = "scale-out-password-1";
-const waitUntil = async (check: () => Promise<boolean>, ms = 8000) => {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await new Promise((r) => setTimeout(r, 50));
-  }
-};
 
 async function setup() {
   const t = await aTenantWithKey();

@@ -50,3 +50,12 @@ export function aCharger(options: {
     callTimeoutMs: 10_000,
   });
 }
+
+/** Polls until the check holds, or fails after `ms`. */
+export async function waitUntil(check: () => boolean | Promise<boolean>, ms = 8000) {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}

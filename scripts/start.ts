@@ -13,7 +13,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { startEmbeddedDatabase, type EmbeddedDatabase } from "../server/db/embedded";
 import { applyMigrations } from "../server/db/migrate";
-import { env, EnvError } from "../server/env";
+import { envOrExit, type Env } from "../server/env";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const BIN = path.join(ROOT, "node_modules", ".bin");
@@ -73,7 +73,7 @@ function buildIfNeeded() {
  * The key that encrypts secrets at rest: SECRET_KEY when set (required in production), otherwise
  * one generated once and kept under DATA_DIR, so a laptop install needs no setup.
  */
-function secretKey(config: ReturnType<typeof env>): string {
+function secretKey(config: Env): string {
   if (config.secretKey) return config.secretKey;
   const file = path.join(config.dataDir, "secret.key");
   if (!fs.existsSync(file)) {
@@ -111,16 +111,7 @@ async function waitFor(url: string, child: ChildProcess, name: string) {
 }
 
 async function main() {
-  let config;
-  try {
-    config = env();
-  } catch (error) {
-    if (error instanceof EnvError) {
-      console.error(`config error: ${error.message}`);
-      process.exit(1);
-    }
-    throw error;
-  }
+  const config = envOrExit();
   let database: EmbeddedDatabase | undefined;
   const children: ChildProcess[] = [];
   let stopping = false;

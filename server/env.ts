@@ -133,3 +133,14 @@ export function env(): Env {
   cached ??= parseEnv(process.env);
   return cached;
 }
+
+/** For entry points: the configuration, or a one-line `config error: …` and exit code 1. */
+export function envOrExit(): Env {
+  try {
+    return env();
+  } catch (error) {
+    if (!(error instanceof EnvError)) throw error;
+    console.error(`config error: ${error.message}`);
+    process.exit(1);
+  }
+}

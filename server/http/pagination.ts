@@ -9,18 +9,18 @@ export const paginationQuery = z.object({
 });
 export type Pagination = z.infer<typeof paginationQuery>;
 
-export type Page<T> = { data: T[]; next_cursor: number | null; has_more: boolean };
+export type Page<T, C = number> = { data: T[]; next_cursor: C | null; has_more: boolean };
 
 /**
  * Builds a page from `limit + 1` rows fetched in cursor order: `next_cursor` is the last item's
  * cursor when more rows follow, otherwise null.
  */
-export function toPage<R, T>(
+export function toPage<R, T, C = number>(
   rows: R[],
   limit: number,
-  cursorOf: (row: R) => number,
+  cursorOf: (row: R) => C,
   present: (row: R) => T,
-): Page<T> {
+): Page<T, C> {
   const hasMore = rows.length > limit;
   const kept = hasMore ? rows.slice(0, limit) : rows;
   const last = kept[kept.length - 1];

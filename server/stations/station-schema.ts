@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { CONNECTOR_STATUSES } from "../charging/connector-status";
 import { externalReference } from "../locations/location-schema";
 
 /** Spec section 2: letters, digits, `_`, `-`; starts with a letter or digit; at most 36. */
@@ -41,19 +42,7 @@ export const connectorSchema = z.object({
   connector_number: z.number().int(),
   /** OCPP 2.x connectorId within the EVSE */
   evse_connector_number: z.number().int(),
-  status: z
-    .enum([
-      "Available",
-      "Preparing",
-      "Charging",
-      "SuspendedEV",
-      "SuspendedEVSE",
-      "Finishing",
-      "Reserved",
-      "Unavailable",
-      "Faulted",
-    ])
-    .nullable(),
+  status: z.enum(CONNECTOR_STATUSES).nullable(),
   ocpp_status: z.string().nullable(),
   error_code: z.string().nullable(),
   status_updated_at: z.string().nullable(),

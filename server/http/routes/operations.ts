@@ -119,15 +119,7 @@ export const operationRoutes = [
         orderBy: { id: "desc" },
         take: query.limit + 1,
       });
-      const more = rows.length > query.limit;
-      const kept = rows.slice(0, query.limit);
-      return {
-        body: {
-          data: kept.map(presentOperation),
-          next_cursor: more ? (kept.at(-1)?.id ?? null) : null,
-          has_more: more,
-        },
-      };
+      return { body: toPage(rows, query.limit, (o) => o.id, presentOperation) };
     },
   }),
   defineRoute({

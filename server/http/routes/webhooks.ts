@@ -1,11 +1,11 @@
 import { z } from "zod";
-import { notFound } from "../../errors";
 import {
   createWebhook,
   disableWebhook,
   findWebhook,
   sendTestEvent,
 } from "../../webhooks/manage-webhooks";
+import { listDeliveries } from "../../webhooks/list-deliveries";
 import { presentWebhook } from "../../webhooks/present-webhook";
 import { createWebhookBody, deliverySchema, webhookSchema } from "../../webhooks/webhook-schema";
 import { paginationQuery } from "../pagination";
@@ -127,54 +127,14 @@ export const webhookRoutes = [
       next_cursor: z.string().nullable(),
       has_more: z.boolean(),
     }),
-    handler: async ({ params, query, db }) => {
-      const endpoint = await db.webhookEndpoint.findFirst({
-        where: { id: params.webhook_id, tenantId: params.tenant_id },
-        select: { id: true },
-      });
-      if (!endpoint) throw notFound("webhook");
-      const rows = await db.webhookDelivery.findMany({
-        where: { endpointId: endpoint.id, ...(query.after ? { id: { lt: query.after } } : {}) },
-        include: { attemptLog: { orderBy: { number: "asc" } } },
-        orderBy: { id: "desc" },
-        take: query.limit + 1,
-      });
-      const types = new Map(
-        (
-          await db.event.findMany({
-            where: { id: { in: rows.map((r) => r.eventId) } },
-            select: { id: true, type: true },
-          })
-        ).map((e) => [e.id, e.type]),
-      );
-      const more = rows.length > query.limit;
-      const kept = rows.slice(0, query.limit);
-      return {
-        body: {
-          data: kept.map((d) => ({
-            id: d.id,
-            webhook_id: d.endpointId,
-            event_id: d.eventId,
-            event_type: types.get(d.eventId) ?? "",
-            status: d.status as "queued" | "acknowledged" | "failed",
-            attempts: d.attempts,
-            next_retry_at: d.status === "queued" ? d.nextAttemptAt.toISOString() : null,
-            last_error: d.lastError,
-            last_http_status: d.lastStatus,
-            created_at: d.createdAt.toISOString(),
-            completed_at: d.completedAt?.toISOString() ?? null,
-            attempt_log: d.attemptLog.map((a) => ({
-              number: a.number,
-              started_at: a.startedAt.toISOString(),
-              finished_at: a.finishedAt.toISOString(),
-              http_status: a.httpStatus,
-              error: a.error,
-            })),
-          })),
-          next_cursor: more ? (kept.at(-1)?.id ?? null) : null,
-          has_more: more,
-        },
-      };
-    },
+    handler: async ({ params, query, db }) => ({
+      body: await listDeliveries({
+        tenantId: params.tenant_id,
+        webhookId: params.webhook_id,
+        limit: query.limit,
+        after: query.after,
+        db,
+      }),
+    }),
   }),
 ];
