@@ -22,8 +22,8 @@ export async function recordMeterValues(
   let current = transaction;
   for (const meterValue of meterValues) {
     const sample = normalizeMeterValue(meterValue);
+    if (sample.sampled_at === null) continue; // unreadable charger timestamp
     const sampledAt = new Date(sample.sampled_at);
-    if (Number.isNaN(sampledAt.getTime())) continue;
     await tx.meterSample.create({
       data: {
         tenantId: charger.tenantId,

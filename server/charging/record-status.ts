@@ -90,7 +90,17 @@ export async function recordStatus(tx: DbTx, charger: ChargerContext, report: St
     where: { stationId: charger.stationId, connectorId: connector?.id ?? null, clearedAt: null },
     orderBy: { id: "desc" },
   });
-  const move = faultTransition(open, { errorCode, ocppStatus: report.ocppStatus });
+  const move = faultTransition(open, {
+    protocol: charger.protocol,
+    connectorNumber: report.connectorNumber,
+    evseNumber: evseNumber ?? report.evseNumber,
+    connectorId: connector?.id ?? null,
+    ocppStatus: report.ocppStatus,
+    errorCode: report.errorCode,
+    info: report.info,
+    vendorId: report.vendorId,
+    vendorErrorCode: report.vendorErrorCode,
+  });
   if (move.clear && open) {
     const cleared = await tx.fault.update({
       where: { id: open.id },
@@ -110,13 +120,7 @@ export async function recordStatus(tx: DbTx, charger: ChargerContext, report: St
       data: {
         tenantId: charger.tenantId,
         stationId: charger.stationId,
-        connectorId: connector?.id ?? null,
-        evseNumber: wholeStation ? null : evseNumber,
-        errorCode: errorCode === "NoError" ? null : errorCode,
-        info: report.info,
-        vendorId: report.vendorId,
-        vendorErrorCode: report.vendorErrorCode,
-        ocppStatus: report.ocppStatus,
+        ...move.open,
         openedAt: occurredAt,
       },
     });
