@@ -43,6 +43,8 @@ export type RouteDef<
   params?: P;
   query?: Q;
   body?: B;
+  /** what the OpenAPI document shows for the body, when the handler validates it itself */
+  bodyDoc?: z.ZodType;
   idempotency?: "required" | "optional";
   status: number;
   response: z.ZodType;

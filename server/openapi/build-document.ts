@@ -123,7 +123,7 @@ export function buildOpenApiDocument(routes: RouteDef[], serverUrl: string) {
     if (route.body) {
       operation.requestBody = {
         required: true,
-        content: { "application/json": { schema: toSchema(route.body, "input") } },
+        content: { "application/json": { schema: toSchema(route.bodyDoc ?? route.body, "input") } },
       };
     }
     paths[route.path] ??= {};

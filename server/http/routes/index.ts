@@ -7,6 +7,7 @@ import { locationRoutes } from "./locations";
 import { metaRoutes } from "./meta";
 import { operationRoutes } from "./operations";
 import { stationRoutes } from "./stations";
+import { tariffRoutes } from "./tariffs";
 import { webhookRoutes } from "./webhooks";
 
 /** Every /v1 route. The router, the OpenAPI document and /v1/capabilities all read this table. */
@@ -22,6 +23,7 @@ allRoutes.push(
   ...operationRoutes,
   ...eventRoutes,
   ...webhookRoutes,
+  ...tariffRoutes,
 );
 
 export const handleV1 = createRouter(allRoutes);

@@ -1,0 +1,101 @@
+import type { z } from "zod";
+import { db as defaultDb, type DbTx } from "../db";
+import { ApiError } from "../errors";
+import {
+  isPricingError,
+  pricingSummary,
+  priceSession,
+  quoteSession,
+  type SessionInput,
+  type TariffSnapshot,
+} from "../pricing";
+import type { ChargingPeriod } from "../pricing";
+import { loadTariff, parseTariffBody } from "./manage-tariffs";
+import type { quoteBody, simulateBody } from "./tariff-schema";
+
+/** Engine errors in the API's terms: no start time for a time-dependent tariff is 409 `transaction_start_unknown`. */
+function priced<T>(run: () => T): T {
+  try {
+    return run();
+  } catch (error) {
+    if (isPricingError(error)) {
+      if (error.code === "transaction_start_unknown")
+        throw new ApiError("transaction_start_unknown", error.message, error.details ?? {});
+      throw new ApiError("validation_failed", error.message, {
+        fields: [{ field: "session", message: error.message, location: "body" }],
+        ...(error.details ?? {}),
+      });
+    }
+    throw error;
+  }
+}
+
+export async function quoteTariff({
+  tenantId,
+  tariffId,
+  input,
+  db = defaultDb(),
+}: {
+  tenantId: number;
+  tariffId: number;
+  input: z.infer<typeof quoteBody>;
+  db?: DbTx;
+}) {
+  const { current } = await loadTariff(db, tenantId, tariffId);
+  const tariff = current.snapshot as unknown as TariffSnapshot;
+  const result = priced(() =>
+    quoteSession(tariff, {
+      energy_wh: input.energy_wh,
+      duration_seconds: input.duration_seconds,
+      start_at: input.start_at ?? new Date(),
+    }),
+  );
+  return {
+    tariff_id: tariffId,
+    tariff_version: current.version,
+    summary: pricingSummary(tariff),
+    ...result,
+  };
+}
+
+export async function simulateTariff({
+  tenantId,
+  input,
+  db = defaultDb(),
+}: {
+  tenantId: number;
+  input: z.infer<typeof simulateBody>;
+  db?: DbTx;
+}) {
+  let tariff: TariffSnapshot;
+  let version: number | null = null;
+  if (input.tariff_id !== undefined) {
+    const { current } = await loadTariff(db, tenantId, input.tariff_id);
+    tariff = current.snapshot as unknown as TariffSnapshot;
+    version = current.version;
+  } else {
+    tariff = parseTariffBody(input.tariff ?? {}).snapshot;
+  }
+  const s = input.session;
+  const session: SessionInput =
+    "meter_values" in s
+      ? {
+          method: "meter_values",
+          started_at: s.started_at === undefined ? (s.meter_values[0]?.at ?? null) : s.started_at,
+          ...(s.stopped_at ? { stopped_at: s.stopped_at } : {}),
+          readings: s.meter_values,
+        }
+      : {
+          method: "charging_periods",
+          start_date_time: s.start_date_time,
+          end_date_time: s.end_date_time,
+          charging_periods: s.charging_periods as ChargingPeriod[],
+        };
+  const result = priced(() => priceSession(tariff, session));
+  return {
+    tariff_id: input.tariff_id ?? null,
+    tariff_version: version,
+    summary: pricingSummary(tariff),
+    ...result,
+  };
+}

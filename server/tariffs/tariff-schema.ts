@@ -1,0 +1,95 @@
+import { z } from "zod";
+import { tariffSnapshotSchema } from "../pricing";
+import { externalReference } from "../locations/location-schema";
+
+/** Fields of the tariff resource that are not part of the priced snapshot. */
+export const tariffMetaSchema = z.object({
+  name: z.string().trim().max(200).optional(),
+  external_reference: externalReference.nullable().optional(),
+});
+
+/** Route-level body: any object; the handler validates it whole (422 `tariff_invalid`, every path). */
+export const tariffBody = z.record(z.string(), z.unknown());
+/** What the OpenAPI document shows for create and edit. */
+export const tariffBodyDoc = tariffMetaSchema.extend(tariffSnapshotSchema.shape);
+
+export const tariffSchema = z.object({
+  id: z.number().int(),
+  tenant_id: z.number().int(),
+  name: z.string(),
+  external_reference: z.string().nullable(),
+  version: z
+    .number()
+    .int()
+    .describe("increases with every edit; bills keep the version they priced against"),
+  currency: z.literal("USD"),
+  rate_minor_per_kwh: z
+    .number()
+    .int()
+    .describe("simple tariffs: the energy price; complex tariffs: their base energy rate"),
+  is_complex: z.boolean(),
+  pricing_summary: z.string(),
+  elements: z.array(z.unknown()).optional().describe("2026-10-15 responses"),
+  tariff_alt_text: z.array(z.unknown()).optional().describe("2026-10-15 responses"),
+  rules: z.unknown().optional().describe("2026-10-15 responses"),
+  time_zone: z.string().nullable().optional().describe("2026-10-15 responses"),
+  min_price: z
+    .object({ excl_vat: z.number(), incl_vat: z.number().optional() })
+    .nullable()
+    .optional()
+    .describe("2026-10-15 responses"),
+  max_price: z
+    .object({ excl_vat: z.number(), incl_vat: z.number().optional() })
+    .nullable()
+    .optional()
+    .describe("2026-10-15 responses"),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export type TariffResource = z.infer<typeof tariffSchema>;
+
+export const quoteBody = z.strictObject({
+  energy_wh: z.number().int().min(0).max(10_000_000),
+  duration_seconds: z
+    .number()
+    .int()
+    .min(0)
+    .max(31 * 86_400),
+  start_at: z.iso.datetime({ offset: true }).optional().describe("default: now"),
+});
+
+const meterReading = z.strictObject({
+  at: z.iso.datetime({ offset: true }),
+  energy_wh: z.number().int().min(0),
+  power_w: z.number().min(0).nullable().optional(),
+  current_a: z.number().min(0).nullable().optional(),
+});
+const chargingPeriod = z.strictObject({
+  start_date_time: z.iso.datetime({ offset: true }),
+  dimensions: z.array(z.strictObject({ type: z.string(), volume: z.number().min(0) })).max(20),
+});
+
+export const simulateBody = z
+  .strictObject({
+    tariff_id: z.number().int().positive().optional(),
+    tariff: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .describe("an inline tariff, validated like a created one"),
+    session: z.union([
+      z.strictObject({
+        meter_values: z.array(meterReading).min(1).max(20_000),
+        started_at: z.iso.datetime({ offset: true }).nullable().optional(),
+        stopped_at: z.iso.datetime({ offset: true }).optional(),
+      }),
+      z.strictObject({
+        charging_periods: z.array(chargingPeriod).min(1).max(20_000),
+        start_date_time: z.iso.datetime({ offset: true }).nullable(),
+        end_date_time: z.iso.datetime({ offset: true }),
+      }),
+    ]),
+  })
+  .refine((b) => (b.tariff_id === undefined) !== (b.tariff === undefined), {
+    message: "give exactly one of tariff_id and tariff",
+    path: ["tariff_id"],
+  });

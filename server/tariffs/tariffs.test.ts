@@ -1,0 +1,203 @@
+import { describe, expect, it } from "vitest";
+import { db } from "../db";
+import { call } from "../testing/api";
+import { aTenantWithKey } from "../testing/builders";
+
+const complex = {
+  name: "Peak and off-peak",
+  time_zone: "America/New_York",
+  elements: [
+    {
+      price_components: [{ type: "ENERGY", price: 0.45, step_size: 1 }],
+      restrictions: { start_time: "17:00", end_time: "21:00" },
+    },
+    {
+      price_components: [
+        { type: "ENERGY", price: 0.3, step_size: 1 },
+        { type: "PARKING_TIME", price: 6, step_size: 60 },
+      ],
+    },
+  ],
+  tariff_alt_text: [{ language: "en", text: "45c/kWh 5-9pm, else 30c/kWh; parking $6/h" }],
+};
+
+describe("tariffs", () => {
+  it("creates simple and complex tariffs, shaped per version", async () => {
+    const { tenantId, key } = await aTenantWithKey();
+    const simple = await call("POST", `/v1/tenants/${tenantId}/tariffs`, {
+      key,
+      body: { name: "Flat", rate_minor_per_kwh: 35 },
+    });
+    expect(simple.status).toBe(201);
+    expect(simple.body).toMatchObject({
+      rate_minor_per_kwh: 35,
+      is_complex: false,
+      version: 1,
+      elements: [{ price_components: [{ type: "ENERGY", price: 0.35, step_size: 1 }] }],
+    });
+    expect(simple.body.pricing_summary).toEqual(expect.any(String));
+    const made = await call("POST", `/v1/tenants/${tenantId}/tariffs`, { key, body: complex });
+    expect(made.status).toBe(201);
+    expect(made.body).toMatchObject({
+      is_complex: true,
+      rate_minor_per_kwh: 30,
+      time_zone: "America/New_York",
+      elements: complex.elements,
+      tariff_alt_text: complex.tariff_alt_text,
+    });
+    const old = await call("GET", `/v1/tenants/${tenantId}/tariffs/${made.body.id}`, {
+      key,
+      headers: { "service-version": "2026-10-14" },
+    });
+    expect(old.headers.get("service-version")).toBe("2026-10-14");
+    expect(old.body).not.toHaveProperty("elements");
+    expect(old.body).not.toHaveProperty("rules");
+    expect(old.body).toMatchObject({
+      rate_minor_per_kwh: 30,
+      is_complex: true,
+      pricing_summary: made.body.pricing_summary,
+    });
+    const list = await call("GET", `/v1/tenants/${tenantId}/tariffs`, { key });
+    expect(list.body.data.map((t: { id: number }) => t.id)).toEqual([simple.body.id, made.body.id]);
+  });
+
+  it("refuses invalid tariffs with 422 tariff_invalid naming every offending path", async () => {
+    const { tenantId, key } = await aTenantWithKey();
+    const res = await call("POST", `/v1/tenants/${tenantId}/tariffs`, {
+      key,
+      body: {
+        elements: [
+          {
+            price_components: [{ type: "ENERGY", price: -1, step_size: 0 }],
+            restrictions: { start_time: "25:00" },
+          },
+        ],
+        colour: "red",
+      },
+    });
+    expect(res.status).toBe(422);
+    expect(res.body.error.code).toBe("tariff_invalid");
+    const paths = res.body.error.details.issues.map((i: { path: string }) => i.path);
+    expect(paths).toEqual(
+      expect.arrayContaining([
+        "elements.0.price_components.0.price",
+        "elements.0.price_components.0.step_size",
+        "elements.0.restrictions.start_time",
+        "colour",
+      ]),
+    );
+    expect(
+      (await call("POST", `/v1/tenants/${tenantId}/tariffs`, { key, body: {} })).body.error.details
+        .issues[0].path,
+    ).toBe("rate_minor_per_kwh");
+  });
+
+  it("edits write a new version; the earlier snapshot never changes; complex base-rate-only edits are tariff_complex", async () => {
+    const { tenantId, key } = await aTenantWithKey();
+    const made = (
+      await call("POST", `/v1/tenants/${tenantId}/tariffs`, {
+        key,
+        body: { rate_minor_per_kwh: 40 },
+      })
+    ).body;
+    const edited = await call("PATCH", `/v1/tenants/${tenantId}/tariffs/${made.id}`, {
+      key,
+      body: { rate_minor_per_kwh: 42, name: "Raised" },
+    });
+    expect(edited.body).toMatchObject({ version: 2, rate_minor_per_kwh: 42, name: "Raised" });
+    const versions = await db().tariffVersion.findMany({
+      where: { tariffId: made.id },
+      orderBy: { version: "asc" },
+    });
+    expect(
+      versions.map((v) => (v.snapshot as { rate_minor_per_kwh: number }).rate_minor_per_kwh),
+    ).toEqual([40, 42]);
+    const toComplex = await call("PATCH", `/v1/tenants/${tenantId}/tariffs/${made.id}`, {
+      key,
+      body: { elements: complex.elements, time_zone: "America/New_York" },
+    });
+    expect(toComplex.body).toMatchObject({ version: 3, is_complex: true });
+    const refused = await call("PATCH", `/v1/tenants/${tenantId}/tariffs/${made.id}`, {
+      key,
+      body: { rate_minor_per_kwh: 50 },
+    });
+    expect(refused.status).toBe(409);
+    expect(refused.body.error.code).toBe("tariff_complex");
+    const bad = await call("PATCH", `/v1/tenants/${tenantId}/tariffs/${made.id}`, {
+      key,
+      body: { time_zone: "Mars/Base" },
+    });
+    expect(bad.body.error).toMatchObject({ code: "tariff_invalid" });
+    expect(await db().tariffVersion.count({ where: { tariffId: made.id } })).toBe(3);
+    const del = await call("DELETE", `/v1/tenants/${tenantId}/tariffs/${made.id}`, { key });
+    expect(del.body).toMatchObject({ id: made.id, deleted: true });
+    expect((await call("GET", `/v1/tenants/${tenantId}/tariffs/${made.id}`, { key })).status).toBe(
+      404,
+    );
+    expect(await db().tariffVersion.count({ where: { tariffId: made.id } })).toBe(3);
+  });
+
+  it("quotes and simulates with the engine's full breakdown", async () => {
+    const { tenantId, key } = await aTenantWithKey();
+    const simple = (
+      await call("POST", `/v1/tenants/${tenantId}/tariffs`, {
+        key,
+        body: { rate_minor_per_kwh: 35 },
+      })
+    ).body;
+    // 20 kWh at 35 cents = 700 cents, no VAT
+    const quote = await call("POST", `/v1/tenants/${tenantId}/tariffs/${simple.id}/quote`, {
+      key,
+      body: { energy_wh: 20_000, duration_seconds: 3600 },
+    });
+    expect(quote.status).toBe(200);
+    expect(quote.body).toMatchObject({
+      tariff_id: simple.id,
+      tariff_version: 1,
+      total: { excl_vat_minor: 700, incl_vat_minor: 700 },
+    });
+    // inline complex tariff, meter series off-peak (UTC 14:00 = 10:00 New York): 10 kWh at 30c = 300,
+    // then 30 idle minutes after charging at $6/h in 60 s steps = 300 cents
+    const readings = [
+      { at: "2026-11-22T14:00:00Z", energy_wh: 0 },
+      { at: "2026-11-22T15:00:00Z", energy_wh: 10_000 },
+      { at: "2026-11-22T15:30:00Z", energy_wh: 10_000 },
+    ];
+    const sim = await call("POST", `/v1/tenants/${tenantId}/tariffs/simulate`, {
+      key,
+      body: { tariff: complex, session: { meter_values: readings } },
+    });
+    expect(sim.status, JSON.stringify(sim.body)).toBe(200);
+    expect(sim.body.dimensions.energy.excl_vat_minor).toBe(300);
+    expect(sim.body.dimensions.parking_time.excl_vat_minor).toBe(300);
+    expect(sim.body.total.excl_vat_minor).toBe(600);
+    expect(sim.body.activity).toMatchObject({ method: "meter_values" });
+    const noStart = await call("POST", `/v1/tenants/${tenantId}/tariffs/simulate`, {
+      key,
+      body: {
+        tariff: complex,
+        session: {
+          charging_periods: [
+            {
+              start_date_time: "2026-11-22T14:00:00Z",
+              dimensions: [{ type: "ENERGY", volume: 5 }],
+            },
+          ],
+          start_date_time: null,
+          end_date_time: "2026-11-22T15:00:00Z",
+        },
+      },
+    });
+    expect(noStart.status).toBe(409);
+    expect(noStart.body.error.code).toBe("transaction_start_unknown");
+    const other = await aTenantWithKey();
+    expect(
+      (
+        await call("POST", `/v1/tenants/${other.tenantId}/tariffs/simulate`, {
+          key: other.key,
+          body: { tariff_id: simple.id, session: { meter_values: readings } },
+        })
+      ).status,
+    ).toBe(404);
+  });
+});
