@@ -85,7 +85,7 @@ export const v2Handlers: Record<string, ChargerHandler> = {
       await endTransaction(tx, transaction, {
         meterStopWh:
           transaction.meterStartWh !== null
-            ? transaction.meterStartWh + transaction.energyWh
+            ? Number(transaction.meterStartWh) + transaction.energyWh
             : null,
         endedAt: chargerTime(p.timestamp),
         reason: p.transactionInfo.stoppedReason ?? "Local",

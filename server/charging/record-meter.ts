@@ -43,8 +43,9 @@ export async function recordMeterValues(
       sampledAt.getTime() - current.lastSampleLoggedAt.getTime() >= LOG_INTERVAL_MS;
     const update: Partial<Transaction> = {};
     if (sample.energy_wh !== null) {
-      const start = current.meterStartWh ?? sample.energy_wh;
-      if (current.meterStartWh === null) update.meterStartWh = start;
+      // Lifetime registers outgrow 32 bits (2,147 MWh): stored as bigint, exact as numbers below 2^53.
+      const start = current.meterStartWh === null ? sample.energy_wh : Number(current.meterStartWh);
+      if (current.meterStartWh === null) update.meterStartWh = BigInt(start);
       update.energyWh = Math.max(0, sample.energy_wh - start);
     }
     if (always || due) {

@@ -77,7 +77,7 @@ export async function endTransaction(
   end: { meterStopWh: number | null; endedAt: Date; reason: string | null },
 ) {
   if (transaction.endedAt) return transaction; // reported twice
-  const start = transaction.meterStartWh;
+  const start = transaction.meterStartWh === null ? null : Number(transaction.meterStartWh);
   return tx.transaction.update({
     where: { id: transaction.id },
     data: {
