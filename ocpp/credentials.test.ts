@@ -72,6 +72,11 @@ describe("station credentials", () => {
         ],
       },
     ]);
+    expect(res.body.request).toEqual({}); // the password's hash is never shown
+    const listed = await call("GET", `/v1/tenants/${s.tenantId}/operations/${res.body.id}`, {
+      key: s.key,
+    });
+    expect(JSON.stringify(listed.body)).not.toContain("scrypt");
     const op = await db().operation.findUniqueOrThrow({ where: { id: res.body.id } });
     expect(JSON.stringify(op)).not.toContain("second-password-002"); // no copy of the secret is kept
     await s.charger.close({ force: true });
