@@ -55,4 +55,9 @@ async function main() {
   process.on("SIGTERM", () => void shutdown());
 }
 
+// One charger's bad luck must not take every other charger's socket down: log what escaped a
+// handler and keep serving (each handler already answers its charger with an OCPP error).
+process.on("unhandledRejection", (error) => log.error("unhandled rejection", { error }));
+process.on("uncaughtException", (error) => log.error("uncaught exception", { error }));
+
 await main();
