@@ -36,6 +36,7 @@ try {
   for (let i = 0; i < KEYS; i++) {
     const key = await createApiKey({
       tenantId: tenant,
+      ownerUserId: boot.user_id as number,
       scopes: ["stations:read", "stations:write"],
     });
     await db().apiKey.update({ where: { id: key.id }, data: { rateLimitPerMinute: 1200 } });

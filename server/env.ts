@@ -51,6 +51,10 @@ const schema = z.object({
   WEBHOOK_ALLOW_PRIVATE_DESTINATIONS: z
     .enum(["true", "false"], { error: "must be true or false" })
     .default("false"),
+  OIDC_ISSUER: url(["https:", "http:"]).optional(),
+  OIDC_CLIENT_ID: z.string().min(1).optional(),
+  OIDC_CLIENT_SECRET: z.string().min(1).optional(),
+  OIDC_AUDIENCE: z.string().min(1).optional(),
 });
 
 export type Env = {
@@ -68,6 +72,20 @@ export type Env = {
   secretKey: string | undefined;
   /** non-production only: webhook deliveries may go to loopback and private addresses (tests) */
   webhookAllowPrivateDestinations: boolean;
+  /**
+   * Sign-in: an external OpenID Connect provider when OIDC_ISSUER is set, otherwise the built-in
+   * provider at `${publicBaseUrl}/oidc` over the product's own accounts.
+   */
+  oidc:
+    | { kind: "builtin"; issuer: string; audience: string }
+    | {
+        kind: "external";
+        issuer: string;
+        clientId: string;
+        clientSecret: string;
+        /** the `aud` /v1 requires of access tokens; null accepts the provider's default */
+        audience: string | null;
+      };
 };
 
 export class EnvError extends Error {}
@@ -102,6 +120,12 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
     if (file && !fs.existsSync(file))
       throw new EnvError(`${name} names no readable file (got "${file}")`);
   }
+  const oidcSet = [e.OIDC_ISSUER, e.OIDC_CLIENT_ID, e.OIDC_CLIENT_SECRET].filter(Boolean).length;
+  if (oidcSet !== 0 && oidcSet !== 3) {
+    throw new EnvError(
+      "OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET must be set together (all or none)",
+    );
+  }
   const publicBaseUrl = (e.PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, "");
   const host = new URL(publicBaseUrl).hostname;
   const ocppPublicUrl = (
@@ -119,6 +143,20 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
     logLevel: e.LOG_LEVEL,
     secretKey: e.SECRET_KEY,
     webhookAllowPrivateDestinations: e.WEBHOOK_ALLOW_PRIVATE_DESTINATIONS === "true",
+    oidc:
+      e.OIDC_ISSUER && e.OIDC_CLIENT_ID && e.OIDC_CLIENT_SECRET
+        ? {
+            kind: "external",
+            issuer: e.OIDC_ISSUER.replace(/\/+$/, ""),
+            clientId: e.OIDC_CLIENT_ID,
+            clientSecret: e.OIDC_CLIENT_SECRET,
+            audience: e.OIDC_AUDIENCE ?? null,
+          }
+        : {
+            kind: "builtin",
+            issuer: `${publicBaseUrl}/oidc`,
+            audience: `${publicBaseUrl}/v1`,
+          },
     ocppTls:
       e.OCPP_TLS_CERT && e.OCPP_TLS_KEY
         ? { certPath: path.resolve(e.OCPP_TLS_CERT), keyPath: path.resolve(e.OCPP_TLS_KEY) }

@@ -12,6 +12,8 @@ export const ERROR_STATUS = {
   forbidden: 403,
   insufficient_scope: 403,
   stations_admin_required: 403,
+  user_token_required: 403,
+  no_grant: 403,
   not_found: 404,
   route_not_found: 404,
   method_not_allowed: 405,
@@ -40,6 +42,14 @@ export const ERROR_STATUS = {
   webhook_url_invalid: 422,
   webhook_limit_reached: 409,
   tariff_invalid: 422,
+  // teams and keys
+  last_owner: 409,
+  already_member: 409,
+  invite_pending: 409,
+  invite_closed: 409,
+  invite_expired: 410,
+  project_limit: 409,
+  scope_mix: 422,
   tariff_complex: 409,
   transaction_start_unknown: 409,
 } as const;

@@ -75,11 +75,18 @@ async function run(argv: string[]): Promise<unknown> {
       const tenantId = Number(required(values, "tenant"));
       if (!Number.isInteger(tenantId) || tenantId < 1)
         throw new UsageError("--tenant must be a tenant ID");
-      if (!(await db().tenant.findUnique({ where: { id: tenantId } })))
-        throw new NotFoundError(`no tenant ${tenantId}`);
+      const tenant = await db().tenant.findUnique({ where: { id: tenantId } });
+      if (!tenant) throw new NotFoundError(`no tenant ${tenantId}`);
+      // The key acts for the team's first owner, whose role is rechecked on every request.
+      const owner = await db().teamMember.findFirst({
+        where: { teamId: tenant.teamId, role: "owner" },
+        orderBy: { createdAt: "asc" },
+      });
+      if (!owner) throw new NotFoundError(`tenant ${tenantId}'s team has no owner`);
       return {
         api_key: await createApiKey({
           tenantId,
+          ownerUserId: owner.userId,
           scopes: scopesOf(values.scopes),
           name: "admin-cli",
         }),

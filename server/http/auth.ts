@@ -3,19 +3,55 @@ import { ApiError } from "../errors";
 import { sha256Hex } from "../lib/ids";
 import { LIVE_KEY_PREFIX } from "../keys/create-api-key";
 import { effectiveScopes, type Scope } from "../keys/scopes";
+import { isPlatformRole, roleAllows, scopesOf, type PlatformRole } from "../teams/roles";
+import { TokenError, verifyAccessToken } from "../auth/access-tokens";
+import { env } from "../env";
 import { isApiVersion, LATEST_VERSION, type ApiVersion } from "./versions";
 
-export type ApiKeyPrincipal = {
+/** Requests per minute a signed-in user's token may make against /v1. */
+export const USER_RATE_LIMIT_PER_MINUTE = 600;
+
+export type ApiKeyCaller = {
   kind: "api_key";
+  /** who acted, as recorded on operations, idempotency records and rate-limit windows */
+  actorId: string;
   keyId: string;
-  tenantId: number;
+  /** project keys have a tenant; workspace keys only a team */
+  tenantId: number | null;
+  teamId: number;
+  ownerUserId: number;
+  /** the key's scopes as granted, narrowed to what its owner's current role still allows */
   scopes: Set<Scope>;
   grantedScopes: string[];
   apiVersion: ApiVersion;
   rateLimitPerMinute: number;
 };
 
-export type Principal = ApiKeyPrincipal;
+export type UserCaller = {
+  kind: "user";
+  actorId: string;
+  userId: number;
+  email: string;
+  name: string | null;
+  platformRole: PlatformRole | null;
+  apiVersion: ApiVersion;
+  rateLimitPerMinute: number;
+};
+
+export type Caller = ApiKeyCaller | UserCaller;
+
+/** A caller resolved against the tenant in the path: what every tenant route's handler gets. */
+export type TenantPrincipal = {
+  kind: Caller["kind"];
+  actorId: string;
+  tenantId: number;
+  teamId: number;
+  scopes: Set<Scope>;
+  /** the signed-in user's roles in this tenant's team (and platform role); [] for keys */
+  roles: string[];
+  apiVersion: ApiVersion;
+  caller: Caller;
+};
 
 const unauthenticated = (message: string) =>
   new ApiError("unauthenticated", message, {}, { "WWW-Authenticate": 'Bearer realm="v1"' });
@@ -28,46 +64,170 @@ export function bearerToken(header: string | null): string | undefined {
 }
 
 /**
- * Resolves `Authorization: Bearer <key>` to its key and tenant. Rechecked on every request (no
- * cache): a revoked key, a deleted tenant or a suspended owner is refused on the next request.
+ * Resolves `Authorization: Bearer <credential>`: an API key (`cpk_live_…`) or a signed-in user's
+ * access token from the configured identity provider. Rechecked on every request (no cache): a
+ * revoked key, a deleted tenant, a suspended or removed owner, or an owner whose role no longer
+ * allows a scope is refused (or narrowed) on the next request.
  */
-export async function authenticate(db: Db, header: string | null): Promise<Principal> {
-  if (!header) throw unauthenticated("Send an API key as `Authorization: Bearer <key>`.");
-  const token = bearerToken(header);
-  if (!token) throw unauthenticated("The Authorization header must be `Bearer <key>`.");
-  if (!token.startsWith(LIVE_KEY_PREFIX) || token.length > 200) {
-    throw unauthenticated("The API key is not valid.");
+export async function authenticate(db: Db, header: string | null): Promise<Caller> {
+  if (!header) {
+    throw unauthenticated(
+      "Send an API key or a signed-in user's access token as `Authorization: Bearer <credential>`.",
+    );
   }
+  const token = bearerToken(header);
+  if (!token) throw unauthenticated("The Authorization header must be `Bearer <credential>`.");
+  if (token.length > 8192) throw unauthenticated("The credential is not valid.");
+  if (token.startsWith(LIVE_KEY_PREFIX)) return authenticateKey(db, token);
+  return authenticateUser(db, token);
+}
+
+async function authenticateKey(db: Db, token: string): Promise<ApiKeyCaller> {
+  if (token.length > 200) throw unauthenticated("The API key is not valid.");
   const rows = await db.$queryRaw<
     {
       id: string;
       tenant_id: number | null;
+      team_id: number | null;
+      owner_user_id: number | null;
       scopes: string[];
       api_version: string;
       rate_limit_per_minute: number;
       revoked_at: Date | null;
-      owner_suspended: boolean;
-      tenant_exists: boolean;
+      owner_suspended: boolean | null;
+      owner_platform_role: string | null;
+      owner_role: string | null;
     }[]
-  >`SELECT k.id, k.tenant_id, k.scopes, k.api_version, k.rate_limit_per_minute, k.revoked_at,
-           COALESCE(u.suspended_at IS NOT NULL, false) AS owner_suspended,
-           (t.id IS NOT NULL) AS tenant_exists
+  >`SELECT k.id, k.tenant_id, COALESCE(t.team_id, k.team_id) AS team_id, k.owner_user_id,
+           k.scopes, k.api_version, k.rate_limit_per_minute, k.revoked_at,
+           (u.suspended_at IS NOT NULL) AS owner_suspended,
+           u.platform_role AS owner_platform_role,
+           m.role AS owner_role
       FROM api_keys k
-      LEFT JOIN users u ON u.id = k.owner_user_id
       LEFT JOIN tenants t ON t.id = k.tenant_id
+      LEFT JOIN users u ON u.id = k.owner_user_id
+      LEFT JOIN team_members m ON m.user_id = k.owner_user_id
+                              AND m.team_id = COALESCE(t.team_id, k.team_id)
      WHERE k.secret_hash = ${sha256Hex(token)}`;
   const key = rows[0];
-  if (!key || key.revoked_at || !key.tenant_exists || key.tenant_id === null) {
+  if (!key || key.revoked_at || key.team_id === null) {
     throw unauthenticated("The API key is not valid or has been revoked.");
   }
+  if (key.owner_user_id === null || key.owner_suspended === null) {
+    throw unauthenticated("The owner of this API key no longer exists.");
+  }
   if (key.owner_suspended) throw unauthenticated("The owner of this API key is suspended.");
+  const platformRole = isPlatformRole(key.owner_platform_role) ? key.owner_platform_role : null;
+  let scopes = effectiveScopes(key.scopes);
+  if (key.tenant_id !== null) {
+    // A project key keeps only what its owner's current grant still allows.
+    const allowed = scopesOf(key.owner_role, platformRole);
+    if (allowed.size === 0) {
+      throw unauthenticated("The owner of this API key no longer has access to its project.");
+    }
+    scopes = new Set([...scopes].filter((s) => allowed.has(s)));
+  } else if (!roleAllows(key.owner_role, "manageWorkspaceKeys")) {
+    throw unauthenticated("The owner of this workspace key is no longer its workspace's owner.");
+  }
   return {
     kind: "api_key",
+    actorId: key.id,
     keyId: key.id,
     tenantId: key.tenant_id,
-    scopes: effectiveScopes(key.scopes),
+    teamId: key.team_id,
+    ownerUserId: key.owner_user_id,
+    scopes,
     grantedScopes: key.scopes,
     apiVersion: isApiVersion(key.api_version) ? key.api_version : LATEST_VERSION,
     rateLimitPerMinute: key.rate_limit_per_minute,
+  };
+}
+
+async function authenticateUser(db: Db, token: string): Promise<UserCaller> {
+  let verified;
+  try {
+    verified = await verifyAccessToken(db, token);
+  } catch (error) {
+    if (error instanceof TokenError) {
+      throw unauthenticated(
+        error.message === "token expired"
+          ? "The access token has expired; sign in again."
+          : "The credential is not a valid API key or access token.",
+      );
+    }
+    throw error;
+  }
+  // The built-in provider's subject is the user id; an external provider's is its own.
+  const builtin = env().oidc.kind === "builtin";
+  if (builtin && !/^\d{1,10}$/.test(verified.subject)) {
+    throw unauthenticated("The access token names no account.");
+  }
+  const user = await db.user.findFirst({
+    where: builtin
+      ? { id: Number(verified.subject), oidcIssuer: null }
+      : { oidcIssuer: verified.issuer, oidcSubject: verified.subject },
+  });
+  if (!user) throw unauthenticated("No account for this access token; sign in to the console.");
+  if (user.suspendedAt) throw unauthenticated("This account is suspended.");
+  return {
+    kind: "user",
+    actorId: `user_${user.id}`,
+    userId: user.id,
+    email: user.email,
+    name: user.name,
+    platformRole: isPlatformRole(user.platformRole) ? user.platformRole : null,
+    apiVersion: LATEST_VERSION,
+    rateLimitPerMinute: USER_RATE_LIMIT_PER_MINUTE,
+  };
+}
+
+const noSuchTenant = () => new ApiError("not_found", "No such tenant.", { resource: "tenant" });
+
+/**
+ * The caller's access to one tenant: a project key's own tenant, or a signed-in user's role in the
+ * tenant's team (or platform role). The same 404 for a tenant that does not exist and one the
+ * caller has no grant to.
+ */
+export async function resolveTenantAccess(
+  db: Db,
+  caller: Caller,
+  tenantId: number,
+): Promise<TenantPrincipal> {
+  if (caller.kind === "api_key") {
+    if (caller.tenantId === null) {
+      throw new ApiError(
+        "forbidden",
+        "A workspace key cannot be used on project routes; create a project key.",
+        { key_id: caller.keyId },
+      );
+    }
+    if (caller.tenantId !== tenantId) throw noSuchTenant();
+    return {
+      kind: "api_key",
+      actorId: caller.actorId,
+      tenantId,
+      teamId: caller.teamId,
+      scopes: caller.scopes,
+      roles: [],
+      apiVersion: caller.apiVersion,
+      caller,
+    };
+  }
+  const rows = await db.$queryRaw<{ team_id: number; role: string | null }[]>`
+    SELECT t.team_id, m.role
+      FROM tenants t
+      LEFT JOIN team_members m ON m.team_id = t.team_id AND m.user_id = ${caller.userId}
+     WHERE t.id = ${tenantId}`;
+  const row = rows[0];
+  if (!row || (!row.role && !caller.platformRole)) throw noSuchTenant();
+  return {
+    kind: "user",
+    actorId: caller.actorId,
+    tenantId,
+    teamId: row.team_id,
+    scopes: scopesOf(row.role, caller.platformRole),
+    roles: [row.role, caller.platformRole].filter((r): r is string => Boolean(r)),
+    apiVersion: caller.apiVersion,
+    caller,
   };
 }

@@ -199,11 +199,14 @@ describe("public routes", () => {
   });
 
   it("/v1/access reports the key's tenant and scopes", async () => {
-    const { tenantId, key } = await aTenantWithKey({ scopes: ["stations:read", "webhooks:read"] });
+    const { tenantId, teamId, key } = await aTenantWithKey({
+      scopes: ["stations:read", "webhooks:read"],
+    });
     const res = await call("GET", "/v1/access", { key });
     expect(res.status).toBe(200);
+    expect(res.body.principal.type).toBe("api_key");
     expect(res.body.tenants).toEqual([
-      { id: tenantId, roles: [], scopes: ["stations:read", "webhooks:read"] },
+      { id: tenantId, team_id: teamId, roles: [], scopes: ["stations:read", "webhooks:read"] },
     ]);
   });
 

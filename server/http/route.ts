@@ -2,14 +2,27 @@ import type { z } from "zod";
 import type { Db, DbTx } from "../db";
 import type { ErrorCode } from "../errors";
 import type { Scope } from "../keys/scopes";
-import type { Principal } from "./auth";
+import type { Caller, TenantPrincipal, UserCaller } from "./auth";
 import type { ApiVersion, Deprecation } from "./versions";
 
 export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
 type AnyObject = z.ZodType<Record<string, unknown>>;
 
-export type HandlerContext<P, Q, B, A extends "public" | "api_key"> = {
+/**
+ * Who may call a route: `public` (no credentials), `tenant` (an API key or a signed-in user's token,
+ * resolved against the `{tenant_id}` in the path), `caller` (either credential, no tenant), `user`
+ * (a signed-in user's token only; API keys get 403 `user_token_required`).
+ */
+export type AuthKind = "public" | "tenant" | "caller" | "user";
+
+type CallerFor<A extends AuthKind> = A extends "user"
+  ? UserCaller
+  : A extends "public"
+    ? Caller | undefined
+    : Caller;
+
+export type HandlerContext<P, Q, B, A extends AuthKind> = {
   req: Request;
   params: P;
   query: Q;
@@ -19,7 +32,9 @@ export type HandlerContext<P, Q, B, A extends "public" | "api_key"> = {
   db: DbTx;
   /** the process-wide client, for work that must not run inside the request transaction */
   rootDb: Db;
-  principal: A extends "api_key" ? Principal : Principal | undefined;
+  /** the tenant access of a `tenant` route (undefined elsewhere) */
+  principal: A extends "tenant" ? TenantPrincipal : undefined;
+  caller: CallerFor<A>;
 };
 
 export type HandlerResult = { status?: number; body: unknown; headers?: Record<string, string> };
@@ -28,7 +43,7 @@ export type RouteDef<
   P extends AnyObject = AnyObject,
   Q extends AnyObject = AnyObject,
   B extends z.ZodType = z.ZodType,
-  A extends "public" | "api_key" = "public" | "api_key",
+  A extends AuthKind = AuthKind,
 > = {
   method: Method;
   /** OpenAPI-style template, e.g. `/v1/tenants/{tenant_id}/stations/{station_id}` */
@@ -67,7 +82,7 @@ export function defineRoute<
   P extends AnyObject,
   Q extends AnyObject,
   B extends z.ZodType,
-  A extends "public" | "api_key",
+  A extends AuthKind,
 >(def: RouteDef<P, Q, B, A>): RouteDef {
   return def;
 }

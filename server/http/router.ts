@@ -3,7 +3,7 @@ import { db as getDb } from "../db";
 import { ApiError, type ErrorBody } from "../errors";
 import { log } from "../log";
 import { missingScopes } from "../keys/scopes";
-import { authenticate, type Principal } from "./auth";
+import { authenticate, resolveTenantAccess, type Caller, type TenantPrincipal } from "./auth";
 import { readJsonBody } from "./body";
 import { readIdempotencyKey, withIdempotency } from "./idempotency";
 import { consumeRateLimit, rateLimitHeaders } from "./rate-limit";
@@ -68,8 +68,8 @@ function errorResponse(error: ApiError, headers: Record<string, string>): Respon
 
 /**
  * The /v1 pipeline every route goes through, in order: route match (404/405), requested version
- * (400), credentials (401), rate limit (429), scopes (403), path tenant (404, the same answer
- * whether or not the tenant exists), params and query (422), Idempotency-Key (400), body (413,
+ * (400), credentials (401), rate limit (429), user-only routes (403), path tenant (404, the same
+ * answer whether or not the tenant exists), scopes (403), params and query (422), Idempotency-Key (400), body (413,
  * 415, 400, 422), then the handler, inside the idempotency transaction where declared.
  */
 export function createRouter(routes: RouteDef[]) {
@@ -114,32 +114,40 @@ export function createRouter(routes: RouteDef[]) {
       if (asked) headers["Service-Version"] = asked;
 
       const rootDb = getDb();
-      let principal: Principal | undefined;
-      if (def.auth === "api_key") {
-        principal = await authenticate(rootDb, req.headers.get("authorization"));
-        const version: ApiVersion = asked ?? principal.apiVersion;
+      let caller: Caller | undefined;
+      let principal: TenantPrincipal | undefined;
+      if (def.auth !== "public") {
+        caller = await authenticate(rootDb, req.headers.get("authorization"));
+        const version: ApiVersion = asked ?? caller.apiVersion;
         headers["Service-Version"] = version;
         Object.assign(
           headers,
           rateLimitHeaders(
-            await consumeRateLimit(rootDb, principal.keyId, principal.rateLimitPerMinute),
+            await consumeRateLimit(rootDb, caller.actorId, caller.rateLimitPerMinute),
           ),
         );
-        const missing = missingScopes(principal.scopes, def.scopes ?? []);
-        if (missing.length) {
+        if (def.auth === "user" && caller.kind !== "user") {
           throw new ApiError(
-            "insufficient_scope",
-            `This API key lacks the scope ${missing.join(", ")}.`,
-            {
-              required_scopes: def.scopes ?? [],
-              missing_scopes: missing,
-            },
+            "user_token_required",
+            "This route needs a signed-in user's access token, not an API key.",
+            {},
           );
         }
-        const pathTenant = hit.params.tenant_id;
-        if (pathTenant !== undefined && pathTenant !== String(principal.tenantId)) {
+        if (def.auth === "tenant") {
+          const pathTenant = hit.params.tenant_id ?? "";
           // Same answer for a tenant that exists and one that does not.
-          throw new ApiError("not_found", "No such tenant.", { resource: "tenant" });
+          if (!/^[1-9]\d{0,9}$/.test(pathTenant) || Number(pathTenant) > 2147483647) {
+            throw new ApiError("not_found", "No such tenant.", { resource: "tenant" });
+          }
+          principal = await resolveTenantAccess(rootDb, caller, Number(pathTenant));
+          const missing = missingScopes(principal.scopes, def.scopes ?? []);
+          if (missing.length) {
+            throw new ApiError(
+              "insufficient_scope",
+              `${caller.kind === "api_key" ? "This API key lacks" : "Your role does not grant"} the scope ${missing.join(", ")}.`,
+              { required_scopes: def.scopes ?? [], missing_scopes: missing },
+            );
+          }
         }
       }
       const version = headers["Service-Version"] as ApiVersion;
@@ -175,6 +183,7 @@ export function createRouter(routes: RouteDef[]) {
           db,
           rootDb,
           principal,
+          caller,
         });
         Object.assign(headers, result.headers ?? {});
         return { status: result.status ?? def.status, body: result.body };
@@ -182,10 +191,10 @@ export function createRouter(routes: RouteDef[]) {
 
       let status: number;
       let responseBody: unknown;
-      if (idempotencyKey && principal) {
+      if (idempotencyKey && caller) {
         const stored = await withIdempotency(
           rootDb,
-          { apiKeyId: principal.keyId, key: idempotencyKey, method, path: url.pathname, body },
+          { apiKeyId: caller.actorId, key: idempotencyKey, method, path: url.pathname, body },
           (tx) => run(tx),
         );
         if (stored.replayed) headers["Idempotent-Replayed"] = "true";

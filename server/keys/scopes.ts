@@ -17,6 +17,18 @@ export type Scope = (typeof PROJECT_SCOPES)[number];
 
 export const scopeSchema = z.enum(PROJECT_SCOPES);
 
+/**
+ * Workspace scopes: for a team's own sandbox (spec section 4, "Workspaces and sandbox charging").
+ * A key holds project scopes or workspace scopes, never both.
+ */
+export const WORKSPACE_SCOPES = ["sandbox:read", "sandbox:write"] as const;
+export type WorkspaceScope = (typeof WORKSPACE_SCOPES)[number];
+export const anyScopeSchema = z.enum([...PROJECT_SCOPES, ...WORKSPACE_SCOPES]);
+export const isProjectScope = (s: string): s is Scope =>
+  (PROJECT_SCOPES as readonly string[]).includes(s);
+export const isWorkspaceScope = (s: string): s is WorkspaceScope =>
+  (WORKSPACE_SCOPES as readonly string[]).includes(s);
+
 /** Scopes that include others: `webhooks:write` includes `webhooks:read`. */
 const IMPLIED: Partial<Record<Scope, Scope[]>> = {
   "webhooks:write": ["webhooks:read"],

@@ -61,7 +61,8 @@ function parameters(schema: z.ZodType | undefined, where: "path" | "query") {
 
 export function routeErrors(route: RouteDef): ErrorCode[] {
   const codes = new Set<ErrorCode>(COMMON_ERRORS);
-  if (route.auth === "api_key") AUTH_ERRORS.forEach((c) => codes.add(c));
+  if (route.auth !== "public") AUTH_ERRORS.forEach((c) => codes.add(c));
+  if (route.auth === "user") codes.add("user_token_required");
   if (route.query || route.params) codes.add("validation_failed");
   if (route.method !== "GET") BODY_ERRORS.forEach((c) => codes.add(c));
   if (route.idempotency) IDEMPOTENCY_ERRORS.forEach((c) => codes.add(c));
@@ -109,7 +110,12 @@ export function buildOpenApiDocument(routes: RouteDef[], serverUrl: string) {
       summary: route.summary,
       ...(route.description ? { description: route.description } : {}),
       tags: [route.tag],
-      security: route.auth === "public" ? [] : [{ apiKey: [] }],
+      security:
+        route.auth === "public"
+          ? []
+          : route.auth === "user"
+            ? [{ userToken: [] }]
+            : [{ apiKey: [] }, { userToken: [] }],
       "x-scopes": route.scopes ?? [],
       "x-error-codes": codes,
       parameters: [
@@ -139,7 +145,7 @@ export function buildOpenApiDocument(routes: RouteDef[], serverUrl: string) {
         `Supported versions (request header \`Service-Version\`): ${API_VERSIONS.join(", ")}. Absent means the key's pinned version.`,
         `Request bodies are limited to ${MAX_BODY_BYTES} bytes (413 \`payload_too_large\`).`,
         `Idempotency-Key: 8 to 128 printable characters; kept ${IDEMPOTENCY_TTL_HOURS} h per API key. Same key and request replays the first status and body (header \`Idempotent-Replayed: true\`); same key with another request: 422 \`idempotency_key_reused\`; a concurrent duplicate waits for the first and replays it. Error answers are not stored, so a retry after an error runs again.`,
-        "Rate limits: per key per one-minute window (default 180). Every authenticated response carries `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset` (seconds until the window resets); 429 `rate_limited` adds `Retry-After`.",
+        "Rate limits: per key per one-minute window (default 180; signed-in users' tokens 600). Every authenticated response carries `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset` (seconds until the window resets); 429 `rate_limited` adds `Retry-After`.",
         "Pagination: `after` (cursor, integer >= 0, default 0) and `limit` (1 to 100, default 50); responses carry `next_cursor` (null on the last page) and `has_more`.",
       ].join("\n\n"),
     },
@@ -148,6 +154,13 @@ export function buildOpenApiDocument(routes: RouteDef[], serverUrl: string) {
     components: {
       securitySchemes: {
         apiKey: { type: "http", scheme: "bearer", description: "API key (`cpk_live_…`)" },
+        userToken: {
+          type: "http",
+          scheme: "bearer",
+          bearerFormat: "JWT",
+          description:
+            "A signed-in user's access token from the configured identity provider (the built-in one at `/oidc` by default). Tenant routes accept it with the scopes of the user's role in the tenant's team.",
+        },
       },
       parameters: {
         ServiceVersion: {

@@ -5,7 +5,7 @@ import { appendEvent } from "../events/append-event";
 import type { Prisma } from "../generated/prisma/client";
 import { newId } from "../lib/ids";
 import { hashPassword } from "../lib/passwords";
-import type { Principal } from "../http/auth";
+import type { TenantPrincipal } from "../http/auth";
 import { completeOperation } from "../operations/complete-operation";
 import { owningGateway } from "../operations/create-command";
 import { presentOperation } from "../operations/present-operation";
@@ -38,7 +38,7 @@ export async function setStationCredentials({
   tenantId: number;
   stationId: number;
   password: string;
-  principal: Principal;
+  principal: TenantPrincipal;
 }) {
   const station = await db.station.findFirst({ where: { id: stationId, tenantId } });
   if (!station) throw notFound("station");
@@ -74,7 +74,7 @@ export async function setStationCredentials({
   const base = {
     id,
     tenantId,
-    apiKeyId: principal.keyId,
+    apiKeyId: principal.actorId,
     stationId,
     scope: "station.credentials",
     action: "set_password",

@@ -5,20 +5,36 @@ import { call, idem } from "./api";
 
 let n = 0;
 
-/** A team, a tenant in it, and a key for that tenant. */
+/** A team with an owner, a tenant in it, and a key for that tenant owned by the owner. */
 export async function aTenantWithKey(options: { scopes?: Scope[] } = {}) {
   n += 1;
-  const team = await db().team.create({ data: { name: `Team ${n}-${Date.now()}` } });
+  const stamp = `${process.pid}-${n}-${Date.now()}`;
+  const owner = await db().user.create({ data: { email: `owner-${stamp}@example.test` } });
+  const team = await db().team.create({
+    data: { name: `Team ${stamp}`, members: { create: { userId: owner.id, role: "owner" } } },
+  });
   const tenant = await db().tenant.create({ data: { teamId: team.id, name: `Project ${n}` } });
   const key = await createApiKey({
     tenantId: tenant.id,
+    ownerUserId: owner.id,
     scopes: options.scopes ?? [...PROJECT_SCOPES],
   });
-  return { teamId: team.id, tenantId: tenant.id, key: key.secret, keyId: key.id };
+  return {
+    teamId: team.id,
+    tenantId: tenant.id,
+    ownerUserId: owner.id,
+    key: key.secret,
+    keyId: key.id,
+  };
 }
 
+/** Another key for a tenant, owned by its team's first owner. */
 export async function anotherKey(tenantId: number, scopes: Scope[]) {
-  const key = await createApiKey({ tenantId, scopes });
+  const tenant = await db().tenant.findUniqueOrThrow({ where: { id: tenantId } });
+  const owner = await db().teamMember.findFirstOrThrow({
+    where: { teamId: tenant.teamId, role: "owner" },
+  });
+  const key = await createApiKey({ tenantId, ownerUserId: owner.userId, scopes });
   return key.secret;
 }
 

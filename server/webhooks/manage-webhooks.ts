@@ -2,7 +2,7 @@ import { db as defaultDb, type DbTx } from "../db";
 import { env } from "../env";
 import { ApiError, notFound } from "../errors";
 import { appendEvent } from "../events/append-event";
-import type { Principal } from "../http/auth";
+import type { TenantPrincipal } from "../http/auth";
 import { LATEST_VERSION } from "../http/versions";
 import { missingScopes, type Scope } from "../keys/scopes";
 import { newId, randomBase62 } from "../lib/ids";
@@ -34,7 +34,7 @@ export async function createWebhook({
 }: {
   tenantId: number;
   input: CreateWebhookInput;
-  principal: Principal;
+  principal: TenantPrincipal;
   db?: DbTx;
 }) {
   const problem = urlProblem(input.url, urlRules());
@@ -85,7 +85,7 @@ export async function createWebhook({
       meterSampleIntervalSeconds: input.meter?.sample_interval_seconds ?? 60,
       secretEncrypted: seal(secret),
       apiVersion: LATEST_VERSION,
-      createdByKeyId: principal.keyId,
+      createdByKeyId: principal.actorId,
     },
   });
   return presentWebhook(row, secret);

@@ -7,6 +7,7 @@ import { ApiError } from "../../errors";
 import { MAX_BODY_BYTES } from "../body";
 import { IDEMPOTENCY_TTL_HOURS } from "../idempotency";
 import { defineRoute, type RouteDef } from "../route";
+import { accessSchema, describeAccess } from "../../teams/access";
 import { API_VERSIONS, LATEST_VERSION, VERSION_STATUS } from "../versions";
 
 const tag = "Getting started";
@@ -168,35 +169,13 @@ export function metaRoutes(allRoutes: () => RouteDef[], openApi: () => unknown):
       path: "/v1/access",
       operationId: "access",
       summary: "The caller's tenants, roles and scopes",
+      description:
+        "For an API key: its one project (none for a workspace key) and its effective scopes. For a signed-in user: every project of every team they belong to, with their roles and the scopes those roles grant.",
       tag: "Access and keys",
-      auth: "api_key",
+      auth: "caller",
       status: 200,
-      response: z.object({
-        principal: z.object({
-          type: z.literal("api_key"),
-          key_id: z.string(),
-          api_version: z.string(),
-          rate_limit_per_minute: z.number().int(),
-        }),
-        tenants: z.array(
-          z.object({
-            id: z.number().int(),
-            roles: z.array(z.string()),
-            scopes: z.array(z.string()),
-          }),
-        ),
-      }),
-      handler: ({ principal }) => ({
-        body: {
-          principal: {
-            type: "api_key",
-            key_id: principal.keyId,
-            api_version: principal.apiVersion,
-            rate_limit_per_minute: principal.rateLimitPerMinute,
-          },
-          tenants: [{ id: principal.tenantId, roles: [], scopes: principal.grantedScopes }],
-        },
-      }),
+      response: accessSchema,
+      handler: async ({ caller, db }) => ({ body: await describeAccess(db, caller) }),
     }),
   ];
 }
