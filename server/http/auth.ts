@@ -169,6 +169,16 @@ async function authenticateUser(db: Db, token: string): Promise<UserCaller> {
   });
   if (!user) throw unauthenticated("No account for this access token; sign in to the console.");
   if (user.suspendedAt) throw unauthenticated("This account is suspended.");
+  return userCaller(user);
+}
+
+/** A signed-in user as a caller: for /v1 tokens and console sessions alike. */
+export function userCaller(user: {
+  id: number;
+  email: string;
+  name: string | null;
+  platformRole: string | null;
+}): UserCaller {
   return {
     kind: "user",
     actorId: `user_${user.id}`,

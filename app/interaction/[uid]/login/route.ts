@@ -1,0 +1,7 @@
+import { handleLogin } from "@/server/auth/interaction";
+
+export const dynamic = "force-dynamic";
+
+export async function POST(request: Request, { params }: { params: Promise<{ uid: string }> }) {
+  return handleLogin(request, (await params).uid);
+}

@@ -1,0 +1,53 @@
+import { IncomingMessage, ServerResponse } from "node:http";
+import { Socket } from "node:net";
+import { env } from "../env";
+import { oidcProvider } from "./oidc-provider";
+
+/**
+ * Serves the built-in provider under /oidc from a Next route handler: the Web Request becomes a
+ * Node request for oidc-provider's Koa app and its Node response becomes a Web Response.
+ */
+export async function handleOidc(request: Request): Promise<Response> {
+  if (env().oidc.kind !== "builtin") {
+    return new Response("The built-in identity provider is off: OIDC_ISSUER is configured.", {
+      status: 404,
+    });
+  }
+  const provider = await oidcProvider();
+  const url = new URL(request.url);
+  const full = url.pathname + url.search;
+  const req = new IncomingMessage(new Socket());
+  req.method = request.method;
+  req.url = full.replace(/^\/oidc/, "") || "/";
+  (req as IncomingMessage & { originalUrl?: string }).originalUrl = full;
+  const headers: Record<string, string> = {};
+  request.headers.forEach((value, name) => (headers[name] = value));
+  req.headers = headers;
+  const body = request.body ? Buffer.from(await request.arrayBuffer()) : null;
+  if (body?.length) req.push(body);
+  req.push(null);
+
+  const res = new ServerResponse(req);
+  const chunks: Buffer[] = [];
+  return new Promise<Response>((resolve, reject) => {
+    res.write = ((chunk: string | Uint8Array) => {
+      chunks.push(Buffer.from(chunk));
+      return true;
+    }) as typeof res.write;
+    res.end = ((chunk?: unknown) => {
+      if (chunk && typeof chunk !== "function") {
+        chunks.push(Buffer.from(chunk as string | Uint8Array));
+      }
+      const out = new Headers();
+      for (const [name, value] of Object.entries(res.getHeaders())) {
+        if (Array.isArray(value)) value.forEach((v) => out.append(name, v));
+        else if (value !== undefined) out.set(name, String(value));
+      }
+      const status = res.statusCode;
+      const noBody = status === 204 || status === 304 || request.method === "HEAD";
+      resolve(new Response(noBody ? null : Buffer.concat(chunks), { status, headers: out }));
+      return res;
+    }) as typeof res.end;
+    Promise.resolve(provider.callback()(req, res)).catch(reject);
+  });
+}
