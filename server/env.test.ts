@@ -73,4 +73,32 @@ describe("configuration", () => {
       parseEnv({ SERVICE_ENV: "production", SECRET_KEY: key }).webhookAllowPrivateDestinations,
     ).toBe(false);
   });
+
+  it("signs in through the built-in provider unless an external issuer is configured in full", () => {
+    expect(parseEnv({ PUBLIC_BASE_URL: "https://cp.example.com" }).oidc).toEqual({
+      kind: "builtin",
+      issuer: "https://cp.example.com/oidc",
+      audience: "https://cp.example.com/v1",
+    });
+    expect(
+      parseEnv({
+        OIDC_ISSUER: "https://login.example.com/",
+        OIDC_CLIENT_ID: "cp",
+        OIDC_CLIENT_SECRET: "s3cret",
+        OIDC_AUDIENCE: "api://cp",
+      }).oidc,
+    ).toEqual({
+      kind: "external",
+      issuer: "https://login.example.com",
+      clientId: "cp",
+      clientSecret: "s3cret",
+      audience: "api://cp",
+    });
+    expect(() => parseEnv({ OIDC_ISSUER: "https://login.example.com" })).toThrow(
+      /must be set together/,
+    );
+    expect(() =>
+      parseEnv({ OIDC_ISSUER: "login", OIDC_CLIENT_ID: "a", OIDC_CLIENT_SECRET: "b" }),
+    ).toThrow(/OIDC_ISSUER must be a URL/);
+  });
 });

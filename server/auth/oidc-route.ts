@@ -22,8 +22,11 @@ export async function handleOidc(request: Request): Promise<Response> {
   (req as IncomingMessage & { originalUrl?: string }).originalUrl = full;
   const headers: Record<string, string> = {};
   request.headers.forEach((value, name) => (headers[name] = value));
-  req.headers = headers;
   const body = request.body ? Buffer.from(await request.arrayBuffer()) : null;
+  // The body is whole here: describe it by length (body parsers look for a length or encoding).
+  delete headers["transfer-encoding"];
+  if (body?.length) headers["content-length"] = String(body.length);
+  req.headers = headers;
   if (body?.length) req.push(body);
   req.push(null);
 

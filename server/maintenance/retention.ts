@@ -30,6 +30,7 @@ export async function applyRetention({
     cleared_faults: 0,
     idempotency_records: 0,
     charger_messages: 0,
+    oidc_records: 0,
   };
   const loop = async (run: () => Promise<number>) => {
     let total = 0;
@@ -51,6 +52,11 @@ export async function applyRetention({
   deleted.charger_messages = await loop(
     () =>
       db.$executeRaw`DELETE FROM charger_messages WHERE (station_id, message_id) IN (SELECT station_id, message_id FROM charger_messages WHERE created_at < ${ago(now, RETENTION.chargerMessagesHours * HOUR)} LIMIT ${batch})`,
+  );
+  // The sign-in provider's expired sessions, grants, codes and interactions.
+  deleted.oidc_records = await loop(
+    () =>
+      db.$executeRaw`DELETE FROM oidc_records WHERE (kind, id) IN (SELECT kind, id FROM oidc_records WHERE expires_at < ${now} LIMIT ${batch})`,
   );
   return deleted;
 }
