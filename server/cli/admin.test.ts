@@ -82,6 +82,34 @@ describe("admin CLI", () => {
     expect(JSON.parse(revoked.stdout)).toMatchObject({ id: boot.api_key.id, revoked: true });
   }, 60_000);
 
+  it("grants and removes platform roles and suspends people", () => {
+    const boot = JSON.parse(
+      admin("bootstrap", "--email", "staff@example.com", "--team", "S", "--project", "P").stdout,
+    );
+    const key = boot.api_key.id as string;
+    expect(
+      JSON.parse(
+        admin("set-platform-role", "--email", "Staff@example.com", "platform-admin").stdout,
+      ),
+    ).toEqual({
+      user_id: boot.user_id,
+      platform_role: "platform-admin",
+    });
+    expect(
+      JSON.parse(admin("set-platform-role", "--email", "staff@example.com", "none").stdout)
+        .platform_role,
+    ).toBeNull();
+    expect(admin("set-platform-role", "--email", "staff@example.com", "root").code).toBe(2);
+    expect(admin("set-platform-role", "--email", "nobody@example.com", "none").code).toBe(1);
+    expect(JSON.parse(admin("suspend-user", "--email", "staff@example.com").stdout).suspended).toBe(
+      true,
+    );
+    expect(
+      JSON.parse(admin("suspend-user", "--email", "staff@example.com", "--undo").stdout).suspended,
+    ).toBe(false);
+    expect(key).toMatch(/^key_/);
+  });
+
   it("answers bad arguments with a usage error (exit 2) and unknown things with exit 1, stdout empty", () => {
     for (const args of [
       ["bootstrap", "--email", "x@y.z"],

@@ -5,6 +5,8 @@
  *   npm run admin -- revoke-key <key id>
  *   npm run admin -- set-rate-limit <key id> <requests per minute>
  *   npm run admin -- set-authorization --tenant <id> <accept_all|known_tokens>
+ *   npm run admin -- set-platform-role --email <email> <platform-admin|platform-support|none>
+ *   npm run admin -- suspend-user --email <email> [--undo]
  * stdout carries exactly one JSON object; everything else goes to stderr.
  */
 import { parseArgs } from "node:util";
@@ -17,13 +19,16 @@ import { revokeApiKey } from "../keys/revoke-api-key";
 import { PROJECT_SCOPES, parseScopeList, type Scope } from "../keys/scopes";
 import { RATE_LIMIT_MAX, RATE_LIMIT_MIN, setApiKeyRateLimit } from "../keys/set-rate-limit";
 import { bootstrapProject } from "../teams/bootstrap-project";
+import { isPlatformRole, PLATFORM_ROLES } from "../teams/roles";
 
 const USAGE = `usage:
   admin bootstrap --email <email> --team <name> --project <name> [--scopes <comma-separated>]
   admin create-key --tenant <id> [--scopes <comma-separated>]
   admin revoke-key <key id>
   admin set-rate-limit <key id> <${RATE_LIMIT_MIN}-${RATE_LIMIT_MAX}>
-  admin set-authorization --tenant <id> <accept_all|known_tokens>`;
+  admin set-authorization --tenant <id> <accept_all|known_tokens>
+  admin set-platform-role --email <email> <platform-admin|platform-support|none>
+  admin suspend-user --email <email> [--undo]`;
 
 class UsageError extends Error {}
 class NotFoundError extends Error {}
@@ -37,8 +42,9 @@ function scopesOf(value: string | undefined): Scope[] {
   }
 }
 
-function required(values: Record<string, string | undefined>, name: string): string {
-  const value = values[name]?.trim();
+function required(values: Record<string, string | boolean | undefined>, name: string): string {
+  const raw = values[name];
+  const value = typeof raw === "string" ? raw.trim() : "";
   if (!value) throw new UsageError(`--${name} is required`);
   return value;
 }
@@ -51,6 +57,7 @@ async function run(argv: string[]): Promise<unknown> {
     project: { type: "string" },
     scopes: { type: "string" },
     tenant: { type: "string" },
+    undo: { type: "boolean" },
   } as const;
   let parsed;
   try {
@@ -136,6 +143,33 @@ async function run(argv: string[]): Promise<unknown> {
         data: { authorizationMode: mode },
       });
       return { tenant_id: tenant.id, authorization_mode: tenant.authorizationMode };
+    }
+    case "set-platform-role": {
+      const email = required(values, "email").toLowerCase();
+      const role = positionals[0];
+      if (positionals.length !== 1 || (role !== "none" && !isPlatformRole(role))) {
+        throw new UsageError(
+          `set-platform-role takes --email and one of ${PLATFORM_ROLES.join(", ")}, none`,
+        );
+      }
+      const user = await db().user.findUnique({ where: { email } });
+      if (!user) throw new NotFoundError(`no user ${email}`);
+      const updated = await db().user.update({
+        where: { id: user.id },
+        data: { platformRole: role === "none" ? null : role },
+      });
+      return { user_id: updated.id, platform_role: updated.platformRole };
+    }
+    case "suspend-user": {
+      const email = required(values, "email").toLowerCase();
+      const user = await db().user.findUnique({ where: { email } });
+      if (!user) throw new NotFoundError(`no user ${email}`);
+      // Takes effect on the next request: keys, tokens and console sessions all recheck it.
+      const updated = await db().user.update({
+        where: { id: user.id },
+        data: { suspendedAt: values.undo ? null : new Date() },
+      });
+      return { user_id: updated.id, suspended: updated.suspendedAt !== null };
     }
     default:
       throw new UsageError(command ? `unknown command ${command}` : "no command given");
