@@ -49,6 +49,7 @@ export const ERROR_STATUS = {
   invite_closed: 409,
   invite_expired: 410,
   project_limit: 409,
+  project_name_taken: 409,
   scope_mix: 422,
   tariff_complex: 409,
   transaction_start_unknown: 409,

@@ -2,12 +2,14 @@ import { env } from "../../env";
 import { buildOpenApiDocument } from "../../openapi/build-document";
 import type { RouteDef } from "../route";
 import { createRouter } from "../router";
+import { apiKeyRoutes } from "./api-keys";
 import { eventRoutes } from "./events";
 import { locationRoutes } from "./locations";
 import { metaRoutes } from "./meta";
 import { operationRoutes } from "./operations";
 import { stationRoutes } from "./stations";
 import { tariffRoutes } from "./tariffs";
+import { teamRoutes } from "./teams";
 import { webhookRoutes } from "./webhooks";
 
 /** Every /v1 route. The router, the OpenAPI document and /v1/capabilities all read this table. */
@@ -24,6 +26,8 @@ allRoutes.push(
   ...eventRoutes,
   ...webhookRoutes,
   ...tariffRoutes,
+  ...teamRoutes,
+  ...apiKeyRoutes,
 );
 
 export const handleV1 = createRouter(allRoutes);

@@ -1,0 +1,38 @@
+import type { DbTx } from "../db";
+import { ApiError } from "../errors";
+import type { UserCaller } from "../http/auth";
+import { roleAllows, TEAM_PERMISSIONS, type TeamPermission } from "./roles";
+
+export type TeamAccess = { teamId: number; role: string | null; platformRole: string | null };
+
+const noSuchTeam = () => new ApiError("not_found", "No such team.", { resource: "team" });
+
+/**
+ * A signed-in user's standing in a team: their role, or a platform role. Non-members get the same
+ * 404 as for a team that does not exist. Platform admins act as team admins; platform support reads.
+ */
+export async function teamAccess(
+  db: DbTx,
+  caller: UserCaller,
+  teamId: number,
+): Promise<TeamAccess> {
+  const team = await db.team.findUnique({
+    where: { id: teamId },
+    select: { id: true, members: { where: { userId: caller.userId }, select: { role: true } } },
+  });
+  const role = team?.members[0]?.role ?? null;
+  if (!team || (!role && !caller.platformRole)) throw noSuchTeam();
+  return { teamId, role, platformRole: caller.platformRole };
+}
+
+/** Throws 403 unless the caller's role (or platform role) allows the permission. */
+export function requireTeam(access: TeamAccess, permission: TeamPermission, what: string): void {
+  if (roleAllows(access.role, permission)) return;
+  if (access.platformRole === "platform-admin" && permission !== "manageWorkspaceKeys") return;
+  throw new ApiError("forbidden", `Your role in this team cannot ${what}.`, {
+    role: access.role,
+    required_roles: roleNames(permission),
+  });
+}
+
+const roleNames = (permission: TeamPermission) => [...TEAM_PERMISSIONS[permission]];
