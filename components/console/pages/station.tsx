@@ -1,0 +1,371 @@
+"use client";
+
+import Link from "next/link";
+import { useState } from "react";
+import type { OperationResource } from "@/server/operations/operation-schema";
+import type { StationResource } from "@/server/stations/station-schema";
+import { useProject } from "../context";
+import { useV1, useV1Mutation } from "../hooks";
+import { newRequestKey } from "../trpc";
+import {
+  Badge,
+  Button,
+  Card,
+  Empty,
+  ErrorBox,
+  PageHeader,
+  QueryState,
+  SelectField,
+  Table,
+  td,
+  TextField,
+  when,
+} from "../ui";
+
+type Transaction = {
+  id: number;
+  connector_id: number | null;
+  reference: string;
+  status: string;
+  started_at: string | null;
+  ended_at: string | null;
+  energy_kwh: string;
+  stop_reason: string | null;
+};
+type Page<T> = { data: T[] };
+
+const LIVE_MS = 2_000;
+
+/** One station, live: refreshed every 2 s without reloading the page. */
+export function StationPage({ tenantId, stationId }: { tenantId: number; stationId: number }) {
+  const params = { tenant_id: tenantId, station_id: stationId };
+  const station = useV1<StationResource>("getStation", { params }, { refetchInterval: LIVE_MS });
+  const transactions = useV1<Page<Transaction>>(
+    "listTransactions",
+    { params: { tenant_id: tenantId }, query: { station_id: stationId, limit: 10 } },
+    { refetchInterval: LIVE_MS },
+  );
+  const operations = useV1<Page<OperationResource>>(
+    "listOperations",
+    { params: { tenant_id: tenantId }, query: { station_id: stationId, limit: 10 } },
+    { refetchInterval: LIVE_MS },
+  );
+
+  return (
+    <QueryState query={station}>
+      {(s) => (
+        <>
+          <PageHeader
+            title={s.name}
+            description={
+              <>
+                <Link className="underline" href={`/console/t/${tenantId}/stations`}>
+                  Stations
+                </Link>{" "}
+                / {s.name}
+              </>
+            }
+            actions={<Badge testId="station-connection" value={s.online ? "online" : "offline"} />}
+          />
+          <div className="grid gap-6 lg:grid-cols-2">
+            <Card title="Connection">
+              <dl className="grid grid-cols-[max-content_1fr] gap-x-4 gap-y-1 text-sm">
+                <dt className="text-slate-500">Connection URL</dt>
+                <dd className="break-all">
+                  <code>{s.connection_url}</code>
+                </dd>
+                <dt className="text-slate-500">Protocol</dt>
+                <dd>{s.protocol ?? "—"}</dd>
+                <dt className="text-slate-500">Last seen</dt>
+                <dd>{when(s.last_seen)}</dd>
+                <dt className="text-slate-500">Charger</dt>
+                <dd>
+                  {s.boot
+                    ? [s.boot.vendor, s.boot.model, s.boot.firmware_version]
+                        .filter(Boolean)
+                        .join(" · ")
+                    : "—"}
+                </dd>
+              </dl>
+            </Card>
+            <Card title="Connectors">
+              <Table head={["#", "EVSE", "Status", "Error"]}>
+                {s.connectors.map((c) => (
+                  <tr key={c.id}>
+                    <td className={td}>{c.connector_number}</td>
+                    <td className={td}>{c.evse_number}</td>
+                    <td className={td}>
+                      <Badge
+                        testId={`connector-status-${c.connector_number}`}
+                        value={c.status ?? "unknown"}
+                      />
+                    </td>
+                    <td className={td}>{c.error_code ?? ""}</td>
+                  </tr>
+                ))}
+              </Table>
+            </Card>
+          </div>
+          <Card title="Open faults">
+            {s.open_faults.length === 0 ? (
+              <Empty title="No open faults" />
+            ) : (
+              <Table head={["Opened", "EVSE", "Error", "Info", "Vendor code"]}>
+                {s.open_faults.map((f) => (
+                  <tr key={f.fault_id} data-testid="fault-row">
+                    <td className={td}>{when(f.opened_at)}</td>
+                    <td className={td}>{f.evse_number ?? "station"}</td>
+                    <td className={td}>{f.error_code}</td>
+                    <td className={td}>{f.info}</td>
+                    <td className={td}>{f.vendor_error_code}</td>
+                  </tr>
+                ))}
+              </Table>
+            )}
+          </Card>
+          <Commands tenantId={tenantId} station={s} transactions={transactions.data?.data ?? []} />
+          <Card title="Recent operations">
+            <QueryState
+              query={operations}
+              isEmpty={(d) => d.data.length === 0}
+              empty={<Empty title="No operations yet" />}
+            >
+              {(d) => (
+                <Table head={["When", "Action", "Status", "Result"]}>
+                  {d.data.map((o) => (
+                    <tr key={o.id} data-testid="operation-row">
+                      <td className={td}>{when(o.created_at)}</td>
+                      <td className={td}>{o.action}</td>
+                      <td className={td}>
+                        <Badge value={o.status} />
+                      </td>
+                      <td className={`${td} text-xs`}>
+                        <code className="break-all">
+                          {o.result ? JSON.stringify(o.result) : ""}
+                        </code>
+                      </td>
+                    </tr>
+                  ))}
+                </Table>
+              )}
+            </QueryState>
+          </Card>
+          <Card title="Recent transactions">
+            <QueryState
+              query={transactions}
+              isEmpty={(d) => d.data.length === 0}
+              empty={<Empty title="No transactions yet" />}
+            >
+              {(d) => <TransactionRows rows={d.data} />}
+            </QueryState>
+          </Card>
+          <Credentials tenantId={tenantId} station={s} />
+        </>
+      )}
+    </QueryState>
+  );
+}
+
+export function TransactionRows({ rows }: { rows: Transaction[] }) {
+  return (
+    <Table head={["ID", "Status", "Started", "Ended", "Energy (kWh)", "Stop reason"]}>
+      {rows.map((t) => (
+        <tr key={t.id} data-testid="transaction-row">
+          <td className={td}>{t.id}</td>
+          <td className={td}>
+            <Badge value={t.status} />
+          </td>
+          <td className={td}>{when(t.started_at)}</td>
+          <td className={td}>{when(t.ended_at)}</td>
+          <td className={td}>{t.energy_kwh}</td>
+          <td className={td}>{t.stop_reason ?? ""}</td>
+        </tr>
+      ))}
+    </Table>
+  );
+}
+
+function Commands({
+  tenantId,
+  station,
+  transactions,
+}: {
+  tenantId: number;
+  station: StationResource;
+  transactions: Transaction[];
+}) {
+  const project = useProject(tenantId);
+  const send = useV1Mutation<OperationResource>("sendCommand");
+  const [opId, setOpId] = useState<string | null>(null);
+  const op = useV1<OperationResource>(
+    "getOperation",
+    { params: { tenant_id: tenantId, operation_id: opId ?? "" } },
+    { enabled: Boolean(opId), refetchInterval: LIVE_MS },
+  );
+  const [connector, setConnector] = useState(String(station.connectors[0]?.id ?? ""));
+  const [token, setToken] = useState("CONSOLE-TOKEN");
+  const active = transactions.filter((t) => t.status === "active");
+  const denied = project.denied("stations:control");
+  const command = (body: Record<string, unknown>) =>
+    void send
+      .run({
+        params: { tenant_id: tenantId, station_id: station.id },
+        body,
+        idempotencyKey: newRequestKey(),
+      })
+      .then(
+        (o) => setOpId(o.id),
+        () => setOpId(null),
+      );
+  const current = op.data ?? send.data;
+
+  return (
+    <Card title="Commands" testId="commands">
+      {denied ? <p className="mb-3 text-sm text-slate-600 dark:text-slate-400">{denied}</p> : null}
+      <div className="grid gap-3 sm:grid-cols-3 sm:items-end">
+        <SelectField
+          label="Connector"
+          value={connector}
+          onChange={(e) => setConnector(e.target.value)}
+        >
+          {station.connectors.map((c) => (
+            <option key={c.id} value={c.id}>
+              Connector {c.connector_number} (EVSE {c.evse_number})
+            </option>
+          ))}
+        </SelectField>
+        <TextField
+          label="Token"
+          value={token}
+          maxLength={36}
+          onChange={(e) => setToken(e.target.value)}
+        />
+        <Button
+          variant="primary"
+          disabledReason={denied}
+          onClick={() => command({ action: "start", connector_id: Number(connector), token })}
+        >
+          Start charging
+        </Button>
+      </div>
+      <div className="mt-3 flex flex-wrap gap-2">
+        {active.map((t) => (
+          <Button
+            key={t.id}
+            disabledReason={denied}
+            onClick={() => command({ action: "stop", transaction_id: t.id })}
+          >
+            Stop transaction {t.id}
+          </Button>
+        ))}
+        <Button
+          disabledReason={denied}
+          onClick={() => command({ action: "unlock", connector_id: Number(connector) })}
+        >
+          Unlock connector
+        </Button>
+        <Button
+          disabledReason={denied}
+          onClick={() =>
+            command({
+              action: "availability",
+              connector_id: Number(connector),
+              mode: "inoperative",
+            })
+          }
+        >
+          Set inoperative
+        </Button>
+        <Button
+          disabledReason={denied}
+          onClick={() =>
+            command({ action: "availability", connector_id: Number(connector), mode: "operative" })
+          }
+        >
+          Set operative
+        </Button>
+        <Button disabledReason={denied} onClick={() => command({ action: "reset", mode: "soft" })}>
+          Soft reset
+        </Button>
+        <Button
+          disabledReason={denied}
+          variant="danger"
+          onClick={() => command({ action: "reset", mode: "hard" })}
+        >
+          Hard reset
+        </Button>
+      </div>
+      {send.error ? <ErrorBox error={send.error} /> : null}
+      {current ? (
+        <p className="mt-3 text-sm" aria-live="polite">
+          {current.action}: <Badge testId="operation-status" value={current.status} />
+          {current.result ? (
+            <code className="ml-2 text-xs break-all" data-testid="operation-result">
+              {JSON.stringify(current.result)}
+            </code>
+          ) : null}
+        </p>
+      ) : null}
+    </Card>
+  );
+}
+
+function Credentials({ tenantId, station }: { tenantId: number; station: StationResource }) {
+  const project = useProject(tenantId);
+  const set = useV1Mutation<OperationResource>("setStationCredentials");
+  const [password, setPassword] = useState("");
+  return (
+    <Card title="Credentials">
+      <p className="mb-3 text-sm text-slate-600 dark:text-slate-400">
+        The password the charger sends (HTTP Basic auth, security profile 1 or 2). Offline stations
+        store it for the next connection; connected OCPP 2.x stations get it pushed (needs
+        stations:admin); connected OCPP 1.6 stations must be offline first.
+      </p>
+      <form
+        className="flex flex-wrap items-end gap-3"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void set
+            .run({
+              params: { tenant_id: tenantId, station_id: station.id },
+              body: { password },
+              idempotencyKey: newRequestKey(),
+            })
+            .then(
+              () => setPassword(""),
+              () => undefined,
+            );
+        }}
+      >
+        <div className="min-w-60 flex-1">
+          <TextField
+            label="New password"
+            type="password"
+            autoComplete="new-password"
+            minLength={16}
+            maxLength={40}
+            value={password}
+            onChange={(e) => setPassword(e.target.value)}
+            required
+          />
+        </div>
+        <Button
+          type="submit"
+          variant="primary"
+          disabledReason={project.denied("stations:write")}
+          disabled={set.isPending}
+        >
+          Set password
+        </Button>
+      </form>
+      {set.error ? <ErrorBox error={set.error} /> : null}
+      {set.data ? (
+        <p className="mt-2 text-sm" data-testid="credentials-result">
+          {set.data.status === "succeeded"
+            ? `Password ${JSON.stringify(set.data.result?.applied ?? "saved")}.`
+            : `Status: ${set.data.status}`}
+        </p>
+      ) : null}
+    </Card>
+  );
+}

@@ -1,0 +1,320 @@
+"use client";
+
+import { useState } from "react";
+import type { TariffResource } from "@/server/tariffs/tariff-schema";
+import { useProject } from "../context";
+import { useV1, useV1Mutation } from "../hooks";
+import {
+  Button,
+  Card,
+  Empty,
+  ErrorBox,
+  PageHeader,
+  QueryState,
+  Table,
+  td,
+  TextField,
+  when,
+  inputStyles,
+} from "../ui";
+
+type Page<T> = { data: T[] };
+type Dimension = { volume: number; excl_vat_minor: number; incl_vat_minor: number };
+type Quote = {
+  total: { excl_vat_minor: number; incl_vat_minor: number };
+  dimensions: Record<string, Dimension>;
+  price_bound: { applied: string | null; excl_vat_minor: number; incl_vat_minor: number };
+  summary?: string;
+  activity?: { method: string };
+};
+
+const money = (minor: number) => `$${(minor / 100).toFixed(2)}`;
+
+const EXAMPLE_COMPLEX = {
+  name: "Peak and off-peak",
+  time_zone: "America/New_York",
+  elements: [
+    {
+      price_components: [{ type: "ENERGY", price: 0.45, step_size: 1 }],
+      restrictions: { start_time: "16:00", end_time: "21:00" },
+    },
+    { price_components: [{ type: "ENERGY", price: 0.3, step_size: 1 }] },
+    {
+      price_components: [{ type: "PARKING_TIME", price: 6, step_size: 60 }],
+      restrictions: { min_duration: 0 },
+    },
+  ],
+};
+
+export function TariffsPage({ tenantId }: { tenantId: number }) {
+  const project = useProject(tenantId);
+  const tariffs = useV1<Page<TariffResource>>("listTariffs", {
+    params: { tenant_id: tenantId },
+    query: { limit: 100 },
+  });
+  const [editing, setEditing] = useState<TariffResource | "new" | null>(null);
+  const [quoting, setQuoting] = useState<TariffResource | null>(null);
+  const denied = project.denied("billing:write");
+  return (
+    <>
+      <PageHeader
+        title="Tariffs"
+        description="Prices for charging. Editing makes a new version; bills keep the version they priced against."
+        actions={
+          <Button variant="primary" disabledReason={denied} onClick={() => setEditing("new")}>
+            New tariff
+          </Button>
+        }
+      />
+      {editing ? (
+        <TariffEditor
+          key={editing === "new" ? "new" : editing.id}
+          tenantId={tenantId}
+          tariff={editing === "new" ? null : editing}
+          onClose={() => setEditing(null)}
+        />
+      ) : null}
+      {quoting ? <QuotePanel key={quoting.id} tenantId={tenantId} tariff={quoting} /> : null}
+      <QueryState
+        query={tariffs}
+        isEmpty={(d) => d.data.length === 0}
+        empty={
+          <Empty title="No tariffs yet">
+            Create a simple per-kWh tariff or an OCPI tariff with elements.
+          </Empty>
+        }
+      >
+        {(d) => (
+          <Table head={["Name", "Kind", "Summary", "Version", "Updated", ""]}>
+            {d.data.map((t) => (
+              <tr key={t.id} data-testid="tariff-row">
+                <td className={td}>{t.name}</td>
+                <td className={td}>{t.is_complex ? "complex" : "simple"}</td>
+                <td className={td}>{t.pricing_summary}</td>
+                <td className={td}>{t.version}</td>
+                <td className={td}>{when(t.updated_at)}</td>
+                <td className={`${td} flex gap-2`}>
+                  <Button onClick={() => setQuoting(t)}>Quote</Button>
+                  <Button disabledReason={denied} onClick={() => setEditing(t)}>
+                    Edit
+                  </Button>
+                </td>
+              </tr>
+            ))}
+          </Table>
+        )}
+      </QueryState>
+    </>
+  );
+}
+
+function TariffEditor({
+  tenantId,
+  tariff,
+  onClose,
+}: {
+  tenantId: number;
+  tariff: TariffResource | null;
+  onClose: () => void;
+}) {
+  const create = useV1Mutation<TariffResource>("createTariff");
+  const update = useV1Mutation<TariffResource>("updateTariff");
+  const remove = useV1Mutation<unknown>("deleteTariff");
+  const [mode, setMode] = useState<"simple" | "complex">(tariff?.is_complex ? "complex" : "simple");
+  const [name, setName] = useState(tariff?.name ?? "");
+  const [rate, setRate] = useState(String(tariff?.rate_minor_per_kwh ?? 35));
+  const [json, setJson] = useState(() =>
+    JSON.stringify(
+      tariff?.is_complex
+        ? {
+            name: tariff.name,
+            time_zone: tariff.time_zone,
+            elements: tariff.elements,
+            tariff_alt_text: tariff.tariff_alt_text,
+            min_price: tariff.min_price,
+            max_price: tariff.max_price,
+          }
+        : EXAMPLE_COMPLEX,
+      null,
+      2,
+    ),
+  );
+  const [parseError, setParseError] = useState<string | null>(null);
+  const error = create.error ?? update.error;
+
+  const submit = () => {
+    let body: unknown;
+    if (mode === "simple") body = { name: name || undefined, rate_minor_per_kwh: Number(rate) };
+    else {
+      try {
+        body = JSON.parse(json) as unknown;
+        setParseError(null);
+      } catch (e) {
+        setParseError(`Not valid JSON: ${(e as Error).message}`);
+        return;
+      }
+    }
+    const done = () => onClose();
+    if (tariff)
+      void update
+        .run({ params: { tenant_id: tenantId, tariff_id: tariff.id }, body })
+        .then(done, () => undefined);
+    else void create.run({ params: { tenant_id: tenantId }, body }).then(done, () => undefined);
+  };
+
+  return (
+    <Card
+      title={tariff ? `Edit ${tariff.name} (version ${tariff.version})` : "New tariff"}
+      testId="tariff-editor"
+    >
+      <div role="radiogroup" aria-label="Kind" className="mb-3 flex gap-4 text-sm">
+        {(["simple", "complex"] as const).map((m) => (
+          <label key={m} className="flex items-center gap-1">
+            <input type="radio" name="kind" checked={mode === m} onChange={() => setMode(m)} />
+            {m === "simple" ? "Simple (price per kWh)" : "Complex (OCPI 2.2.1 elements)"}
+          </label>
+        ))}
+      </div>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          submit();
+        }}
+        className="grid gap-3"
+      >
+        {mode === "simple" ? (
+          <div className="grid gap-3 sm:grid-cols-2">
+            <TextField
+              label="Name"
+              value={name}
+              onChange={(e) => setName(e.target.value)}
+              maxLength={200}
+            />
+            <TextField
+              label="Price per kWh (cents)"
+              type="number"
+              min={0}
+              value={rate}
+              onChange={(e) => setRate(e.target.value)}
+              required
+            />
+          </div>
+        ) : (
+          <label className="block text-sm">
+            <span className="font-medium">
+              Tariff (JSON: name, time_zone, elements, tariff_alt_text, min_price, max_price)
+            </span>
+            <textarea
+              className={`${inputStyles} h-72 font-mono text-xs`}
+              value={json}
+              onChange={(e) => setJson(e.target.value)}
+              spellCheck={false}
+            />
+          </label>
+        )}
+        <div className="flex flex-wrap gap-2">
+          <Button type="submit" variant="primary" disabled={create.isPending || update.isPending}>
+            {tariff ? "Save new version" : "Create tariff"}
+          </Button>
+          <Button onClick={onClose}>Cancel</Button>
+          {tariff ? (
+            <Button
+              variant="danger"
+              onClick={() =>
+                void remove
+                  .run({ params: { tenant_id: tenantId, tariff_id: tariff.id } })
+                  .then(onClose, () => undefined)
+              }
+            >
+              Delete
+            </Button>
+          ) : null}
+        </div>
+      </form>
+      {parseError ? (
+        <p role="alert" className="mt-2 text-sm text-red-700">
+          {parseError}
+        </p>
+      ) : null}
+      {error ? <ErrorBox error={error} /> : null}
+      {remove.error ? <ErrorBox error={remove.error} /> : null}
+    </Card>
+  );
+}
+
+function QuotePanel({ tenantId, tariff }: { tenantId: number; tariff: TariffResource }) {
+  const quote = useV1Mutation<Quote>("quoteTariff");
+  const [kwh, setKwh] = useState("20");
+  const [minutes, setMinutes] = useState("60");
+  const q = quote.data;
+  return (
+    <Card title={`Quote: ${tariff.name}`} testId="quote-panel">
+      <form
+        className="flex flex-wrap items-end gap-3"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void quote
+            .run({
+              params: { tenant_id: tenantId, tariff_id: tariff.id },
+              body: {
+                energy_wh: Math.round(Number(kwh) * 1000),
+                duration_seconds: Math.round(Number(minutes) * 60),
+              },
+            })
+            .catch(() => undefined);
+        }}
+      >
+        <TextField
+          label="Energy (kWh)"
+          type="number"
+          min={0}
+          step="any"
+          value={kwh}
+          onChange={(e) => setKwh(e.target.value)}
+        />
+        <TextField
+          label="Duration (minutes)"
+          type="number"
+          min={0}
+          value={minutes}
+          onChange={(e) => setMinutes(e.target.value)}
+        />
+        <Button type="submit" variant="primary">
+          Price it
+        </Button>
+      </form>
+      {quote.error ? <ErrorBox error={quote.error} /> : null}
+      {q ? (
+        <div className="mt-4" data-testid="quote-result">
+          {q.summary ? <p className="mb-2 text-sm">{q.summary}</p> : null}
+          <Table head={["Dimension", "Volume", "Excl. VAT", "Incl. VAT"]}>
+            {Object.entries(q.dimensions).map(([name, d]) => (
+              <tr key={name}>
+                <td className={td}>{name}</td>
+                <td className={td}>{d.volume}</td>
+                <td className={td}>{money(d.excl_vat_minor)}</td>
+                <td className={td}>{money(d.incl_vat_minor)}</td>
+              </tr>
+            ))}
+            {q.price_bound.applied ? (
+              <tr>
+                <td className={td}>{q.price_bound.applied}</td>
+                <td className={td} />
+                <td className={td}>{money(q.price_bound.excl_vat_minor)}</td>
+                <td className={td}>{money(q.price_bound.incl_vat_minor)}</td>
+              </tr>
+            ) : null}
+            <tr className="font-semibold">
+              <td className={td}>Total</td>
+              <td className={td} />
+              <td className={td} data-testid="quote-total">
+                {money(q.total.excl_vat_minor)}
+              </td>
+              <td className={td}>{money(q.total.incl_vat_minor)}</td>
+            </tr>
+          </Table>
+        </div>
+      ) : null}
+    </Card>
+  );
+}

@@ -1,0 +1,290 @@
+"use client";
+
+import { useState, type ReactNode } from "react";
+
+export type ApiErrorBody = { code: string; message: string; details: Record<string, unknown> };
+
+/** The spec's error body of a failed console call, when there is one. */
+export function apiError(error: unknown): ApiErrorBody | null {
+  const data = (error as { data?: { apiError?: ApiErrorBody | null } } | null)?.data;
+  return data?.apiError ?? null;
+}
+
+export function errorMessage(error: unknown): string {
+  return apiError(error)?.message ?? (error as Error | null)?.message ?? "Something went wrong.";
+}
+
+/** Field-level messages from a 422 (`details.fields[]`) or a tariff's `details.errors[]`. */
+export function fieldErrors(error: unknown): { field: string; message: string }[] {
+  const details = apiError(error)?.details ?? {};
+  const list = (details.fields ?? details.errors ?? []) as {
+    field?: string;
+    path?: string;
+    message: string;
+  }[];
+  return Array.isArray(list)
+    ? list.map((f) => ({ field: String(f.field ?? f.path ?? ""), message: String(f.message) }))
+    : [];
+}
+
+const base =
+  "inline-flex items-center justify-center gap-1 rounded-md px-3 py-1.5 text-sm font-medium focus-visible:ring-2 focus-visible:ring-teal-600 focus-visible:ring-offset-1 focus-visible:outline-none disabled:cursor-not-allowed disabled:opacity-50";
+export const buttonStyles = {
+  primary: `${base} bg-teal-700 text-white hover:bg-teal-800`,
+  secondary: `${base} border border-slate-300 bg-white hover:bg-slate-100 dark:border-slate-700 dark:bg-slate-900 dark:hover:bg-slate-800`,
+  danger: `${base} bg-red-700 text-white hover:bg-red-800`,
+};
+
+export function Button({
+  variant = "secondary",
+  disabledReason,
+  className = "",
+  ...props
+}: React.ButtonHTMLAttributes<HTMLButtonElement> & {
+  variant?: keyof typeof buttonStyles;
+  /** when set, the button is disabled and says why */
+  disabledReason?: string | null;
+}) {
+  return (
+    <button
+      type="button"
+      {...props}
+      disabled={Boolean(disabledReason) || props.disabled}
+      title={disabledReason ?? props.title}
+      className={`${buttonStyles[variant]} ${className}`}
+    />
+  );
+}
+
+export function PageHeader({
+  title,
+  description,
+  actions,
+}: {
+  title: string;
+  description?: ReactNode;
+  actions?: ReactNode;
+}) {
+  return (
+    <div className="mb-6 flex flex-wrap items-start justify-between gap-3">
+      <div>
+        <h1 className="text-2xl font-semibold tracking-tight">{title}</h1>
+        {description ? (
+          <p className="mt-1 text-sm text-slate-600 dark:text-slate-400">{description}</p>
+        ) : null}
+      </div>
+      {actions ? <div className="flex flex-wrap gap-2">{actions}</div> : null}
+    </div>
+  );
+}
+
+export function Card({
+  title,
+  children,
+  actions,
+  testId,
+}: {
+  title?: ReactNode;
+  children: ReactNode;
+  actions?: ReactNode;
+  testId?: string;
+}) {
+  return (
+    <section
+      data-testid={testId}
+      className="mb-6 rounded-lg border border-slate-200 bg-white p-4 shadow-sm dark:border-slate-800 dark:bg-slate-900"
+    >
+      {title || actions ? (
+        <div className="mb-3 flex flex-wrap items-center justify-between gap-2">
+          {title ? <h2 className="text-lg font-semibold">{title}</h2> : <span />}
+          {actions}
+        </div>
+      ) : null}
+      {children}
+    </section>
+  );
+}
+
+export function Loading({ label = "Loading…" }: { label?: string }) {
+  return (
+    <div role="status" aria-busy="true" className="animate-pulse py-6 text-sm text-slate-500">
+      {label}
+    </div>
+  );
+}
+
+export function Empty({ title, children }: { title: string; children?: ReactNode }) {
+  return (
+    <div
+      data-testid="empty-state"
+      className="rounded-md border border-dashed border-slate-300 p-6 text-center dark:border-slate-700"
+    >
+      <p className="font-medium">{title}</p>
+      {children ? (
+        <div className="mt-2 text-sm text-slate-600 dark:text-slate-400">{children}</div>
+      ) : null}
+    </div>
+  );
+}
+
+export function ErrorBox({ error, retry }: { error: unknown; retry?: () => void }) {
+  const body = apiError(error);
+  return (
+    <div
+      role="alert"
+      data-testid="error-state"
+      className="rounded-md border border-red-200 bg-red-50 p-4 text-sm text-red-800 dark:border-red-900 dark:bg-red-950 dark:text-red-200"
+    >
+      <p>
+        {errorMessage(error)}
+        {body ? <code className="ml-2 text-xs">({body.code})</code> : null}
+      </p>
+      {fieldErrors(error).length ? (
+        <ul className="mt-2 list-disc pl-5" data-testid="field-errors">
+          {fieldErrors(error).map((f, i) => (
+            <li key={i}>
+              <code>{f.field}</code>: {f.message}
+            </li>
+          ))}
+        </ul>
+      ) : null}
+      {retry ? (
+        <Button className="mt-3" onClick={retry}>
+          Retry
+        </Button>
+      ) : null}
+    </div>
+  );
+}
+
+/** Loading, error and empty states around a query's data. */
+export function QueryState<T>({
+  query,
+  empty,
+  isEmpty,
+  children,
+}: {
+  query: { data?: T; error: unknown; isPending: boolean; refetch: () => unknown };
+  empty?: ReactNode;
+  isEmpty?: (data: T) => boolean;
+  children: (data: T) => ReactNode;
+}) {
+  if (query.isPending) return <Loading />;
+  if (query.error || query.data === undefined)
+    return <ErrorBox error={query.error} retry={() => void query.refetch()} />;
+  if (isEmpty?.(query.data)) return <>{empty}</>;
+  return <>{children(query.data)}</>;
+}
+
+export const inputStyles =
+  "mt-1 block w-full rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm focus:border-teal-600 focus:ring-2 focus:ring-teal-600 focus:outline-none dark:border-slate-700 dark:bg-slate-950";
+
+export function TextField({
+  label,
+  hint,
+  ...props
+}: React.InputHTMLAttributes<HTMLInputElement> & { label: string; hint?: string }) {
+  return (
+    <label className="block text-sm">
+      <span className="font-medium">{label}</span>
+      <input {...props} className={inputStyles} />
+      {hint ? <span className="mt-1 block text-xs text-slate-500">{hint}</span> : null}
+    </label>
+  );
+}
+
+export function SelectField({
+  label,
+  children,
+  ...props
+}: React.SelectHTMLAttributes<HTMLSelectElement> & { label: string }) {
+  return (
+    <label className="block text-sm">
+      <span className="font-medium">{label}</span>
+      <select {...props} className={inputStyles}>
+        {children}
+      </select>
+    </label>
+  );
+}
+
+/** A secret shown once, with a copy button. */
+export function SecretOnce({ secret, label }: { secret: string; label: string }) {
+  const [copied, setCopied] = useState(false);
+  return (
+    <div className="rounded-md border border-amber-300 bg-amber-50 p-3 text-sm dark:border-amber-800 dark:bg-amber-950">
+      <p className="font-medium">{label}</p>
+      <p className="mt-1 text-xs">Copy it now: you will not see it again.</p>
+      <div className="mt-2 flex flex-wrap items-center gap-2">
+        <code
+          data-testid="secret-once"
+          className="rounded bg-white px-2 py-1 break-all dark:bg-slate-900"
+        >
+          {secret}
+        </code>
+        <Button
+          onClick={() => {
+            void navigator.clipboard?.writeText(secret).then(
+              () => setCopied(true),
+              () => setCopied(false),
+            );
+          }}
+        >
+          {copied ? "Copied" : "Copy"}
+        </Button>
+      </div>
+    </div>
+  );
+}
+
+const tones: Record<string, string> = {
+  good: "bg-emerald-100 text-emerald-900 dark:bg-emerald-900 dark:text-emerald-100",
+  bad: "bg-red-100 text-red-900 dark:bg-red-900 dark:text-red-100",
+  warn: "bg-amber-100 text-amber-900 dark:bg-amber-900 dark:text-amber-100",
+  neutral: "bg-slate-100 text-slate-800 dark:bg-slate-800 dark:text-slate-100",
+};
+const toneOf = (value: string) =>
+  /^(available|online|connected|succeeded|accepted|delivered|active|charging)$/i.test(value)
+    ? "good"
+    : /^(faulted|unavailable|rejected|failed|offline|disabled|revoked|unknown)$/i.test(value)
+      ? "bad"
+      : /^(dispatching|pending|occupied|preparing|finishing|reserved|suspended.*|retrying)$/i.test(
+            value,
+          )
+        ? "warn"
+        : "neutral";
+
+export function Badge({ value, testId }: { value: string; testId?: string }) {
+  return (
+    <span
+      data-testid={testId}
+      className={`inline-block rounded-full px-2 py-0.5 text-xs font-medium ${tones[toneOf(value)]}`}
+    >
+      {value}
+    </span>
+  );
+}
+
+export function Table({ head, children }: { head: string[]; children: ReactNode }) {
+  return (
+    <div className="overflow-x-auto">
+      <table className="w-full text-left text-sm">
+        <thead className="border-b border-slate-200 text-xs text-slate-500 uppercase dark:border-slate-800">
+          <tr>
+            {head.map((h) => (
+              <th key={h} scope="col" className="px-2 py-2 font-medium">
+                {h}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody className="divide-y divide-slate-100 dark:divide-slate-800">{children}</tbody>
+      </table>
+    </div>
+  );
+}
+
+export const td = "px-2 py-2 align-top";
+
+export const when = (iso: string | null | undefined) =>
+  iso ? new Date(iso).toLocaleString(undefined, { dateStyle: "short", timeStyle: "medium" }) : "—";

@@ -1,0 +1,77 @@
+import { z } from "zod";
+import { db } from "../db";
+import { handleV1, allRoutes } from "../http/routes";
+import type { ErrorBody } from "../errors";
+import { myContext } from "../teams/teams";
+import { ConsoleApiError, protectedProcedure, router } from "./init";
+import { CONSOLE_MUTATIONS, CONSOLE_QUERIES, type ConsoleOperation } from "./operations";
+
+export type { ConsoleOperation };
+
+const scalar = z.union([z.string(), z.number(), z.boolean()]);
+export const operationInput = z.object({
+  params: z.record(z.string(), scalar).default({}),
+  query: z.record(z.string(), scalar.optional()).optional(),
+  body: z.unknown().optional(),
+  /** mutations: the form's own key, so a retried submit replays instead of repeating */
+  idempotencyKey: z.string().min(8).max(128).optional(),
+});
+export type OperationInput = z.input<typeof operationInput>;
+
+const byId = new Map(allRoutes.map((r) => [r.operationId, r]));
+
+/** Runs one /v1 operation as the signed-in person and returns its body, or throws its error. */
+async function run(
+  caller: NonNullable<Parameters<typeof handleV1>[1]>,
+  operationId: ConsoleOperation,
+  input: z.output<typeof operationInput>,
+): Promise<unknown> {
+  const def = byId.get(operationId);
+  if (!def) throw new Error(`no /v1 operation ${operationId}`);
+  const path = def.path.replace(/\{(\w+)\}/g, (_, name: string) => {
+    const value = input.params[name];
+    if (value === undefined) throw new Error(`${operationId}: missing path parameter ${name}`);
+    return encodeURIComponent(String(value));
+  });
+  const url = new URL(`http://console.internal${path}`);
+  for (const [k, v] of Object.entries(input.query ?? {})) {
+    if (v !== undefined && v !== "") url.searchParams.set(k, String(v));
+  }
+  const headers: Record<string, string> = {};
+  if (input.body !== undefined) headers["content-type"] = "application/json";
+  if (input.idempotencyKey) headers["idempotency-key"] = input.idempotencyKey;
+  const res = await handleV1(
+    new Request(url, {
+      method: def.method,
+      headers,
+      body: input.body === undefined ? undefined : JSON.stringify(input.body),
+    }),
+    caller,
+  );
+  const text = await res.text();
+  const body: unknown = text ? JSON.parse(text) : null;
+  if (res.status >= 400) throw new ConsoleApiError(res.status, (body as ErrorBody).error);
+  return body;
+}
+
+const query = (id: ConsoleOperation) =>
+  protectedProcedure.input(operationInput).query(({ ctx, input }) => run(ctx.caller, id, input));
+const mutation = (id: ConsoleOperation) =>
+  protectedProcedure.input(operationInput).mutation(({ ctx, input }) => run(ctx.caller, id, input));
+
+const queries = Object.fromEntries(CONSOLE_QUERIES.map((id) => [id, query(id)])) as Record<
+  (typeof CONSOLE_QUERIES)[number],
+  ReturnType<typeof query>
+>;
+const mutations = Object.fromEntries(CONSOLE_MUTATIONS.map((id) => [id, mutation(id)])) as Record<
+  (typeof CONSOLE_MUTATIONS)[number],
+  ReturnType<typeof mutation>
+>;
+
+export const appRouter = router({
+  /** who is signed in, their teams and projects with their scopes in each */
+  me: protectedProcedure.query(({ ctx }) => myContext(db(), ctx.caller)),
+  v1: router({ ...queries, ...mutations }),
+});
+
+export type AppRouter = typeof appRouter;
