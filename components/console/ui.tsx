@@ -1,6 +1,6 @@
 "use client";
 
-import { useState, type ReactNode } from "react";
+import { useId, useState, type ReactNode } from "react";
 
 export type ApiErrorBody = { code: string; message: string; details: Record<string, unknown> };
 
@@ -184,12 +184,24 @@ export function TextField({
   hint,
   ...props
 }: React.InputHTMLAttributes<HTMLInputElement> & { label: string; hint?: string }) {
+  const id = useId();
   return (
-    <label className="block text-sm">
-      <span className="font-medium">{label}</span>
-      <input {...props} className={inputStyles} />
-      {hint ? <span className="mt-1 block text-xs text-slate-500">{hint}</span> : null}
-    </label>
+    <div className="block text-sm">
+      <label htmlFor={id} className="font-medium">
+        {label}
+      </label>
+      <input
+        id={id}
+        {...props}
+        className={inputStyles}
+        aria-describedby={hint ? `${id}-hint` : undefined}
+      />
+      {hint ? (
+        <span id={`${id}-hint`} className="mt-1 block text-xs text-slate-500">
+          {hint}
+        </span>
+      ) : null}
+    </div>
   );
 }
 
@@ -198,13 +210,16 @@ export function SelectField({
   children,
   ...props
 }: React.SelectHTMLAttributes<HTMLSelectElement> & { label: string }) {
+  const id = useId();
   return (
-    <label className="block text-sm">
-      <span className="font-medium">{label}</span>
-      <select {...props} className={inputStyles}>
+    <div className="block text-sm">
+      <label htmlFor={id} className="font-medium">
+        {label}
+      </label>
+      <select id={id} {...props} className={inputStyles}>
         {children}
       </select>
-    </label>
+    </div>
   );
 }
 

@@ -90,7 +90,7 @@ async function build(): Promise<Provider> {
         logoutSource: (ctx, form) => {
           ctx.body = page(
             "Signing out",
-            `<p>Signing you out…</p>${form.replace("</form>", '<button autofocus type="submit" name="logout" value="yes">Sign out</button></form>')}<script>document.forms[0].submit()</script>`,
+            `<p>Signing you out…</p>${form.replace("</form>", '<input type="hidden" name="logout" value="yes"><button autofocus type="submit">Sign out</button></form>')}<script>document.forms[0].submit()</script>`,
           );
         },
         postLogoutSuccessSource: (ctx) => {

@@ -362,7 +362,7 @@ function Credentials({ tenantId, station }: { tenantId: number; station: Station
       {set.data ? (
         <p className="mt-2 text-sm" data-testid="credentials-result">
           {set.data.status === "succeeded"
-            ? `Password ${JSON.stringify(set.data.result?.applied ?? "saved")}.`
+            ? `Password ${typeof set.data.result?.applied === "string" ? set.data.result.applied : "saved"}.`
             : `Status: ${set.data.status}`}
         </p>
       ) : null}

@@ -1,0 +1,211 @@
+import { expect, test, type Page } from "@playwright/test";
+import { aCharger } from "../ocpp/testing";
+import { aReceiver } from "../server/webhooks/testing";
+import { accessTokenOf, anEmail, base, shot, signUp } from "./fixtures/people";
+
+const projectIdOf = (page: Page) => Number(/\/console\/t\/(\d+)\//.exec(page.url())?.[1]);
+
+test("an owner and a viewer work a project through the console, a charger and /v1", async ({
+  browser,
+}) => {
+  test.setTimeout(180_000);
+  const owner = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  await owner.grantPermissions(["clipboard-read", "clipboard-write"], { origin: base() });
+  const page = await owner.newPage();
+
+  // Sign up; a new person has no access, so the console offers to create a project.
+  await signUp(page, "Olive Owner", anEmail("owner"));
+  await expect(page.getByTestId("onboarding")).toBeVisible();
+  await shot(page, "onboarding");
+  await page.getByLabel("Team name").fill("Olive's fleet");
+  await page.getByLabel("Project name").fill("Depot chargers");
+  await page.getByRole("button", { name: "Create project" }).click();
+  await page.waitForURL(/\/console\/t\/\d+\/stations/);
+  const tenantId = projectIdOf(page);
+  await expect(page.getByTestId("empty-state")).toContainText("No stations yet");
+  await expect(page.getByTestId("project-switcher")).toHaveValue(String(tenantId));
+  await shot(page, "stations-empty");
+
+  // Invite a viewer, who accepts in a second browser context.
+  await page.getByRole("link", { name: "Members and invites" }).click();
+  await expect(page.getByTestId("member-row")).toHaveCount(1);
+  const viewerEmail = anEmail("viewer");
+  await page.getByLabel("Email").fill(viewerEmail);
+  await page.getByLabel("Role", { exact: true }).selectOption("viewer");
+  await page.getByRole("button", { name: "Send invitation" }).click();
+  await expect(page.getByTestId("pending-invite-row")).toContainText(viewerEmail);
+  await shot(page, "members");
+
+  const viewerContext = await browser.newContext({ viewport: { width: 390, height: 844 } });
+  const viewer = await viewerContext.newPage();
+  await signUp(viewer, "Vic Viewer", viewerEmail);
+  await expect(viewer.getByTestId("invite-row")).toContainText("Olive's fleet");
+  await shot(viewer, "invitations-phone");
+  await viewer.getByRole("button", { name: "Accept" }).click();
+  await viewer.waitForURL(new RegExp(`/console/t/${tenantId}/stations`));
+
+  await page.reload();
+  await expect(page.getByTestId("member-row")).toHaveCount(2);
+  await expect(page.getByTestId("pending-invite-row")).toHaveCount(0);
+
+  // A key, copied from the page and used against /v1.
+  await page.goto(`${base()}/console/t/${tenantId}/api-keys`);
+  await page.getByLabel("Name").fill("backend");
+  for (const scope of ["stations:write", "stations:control"]) await page.getByLabel(scope).check();
+  await page.getByRole("button", { name: "Create key" }).click();
+  await expect(page.getByTestId("secret-once")).toContainText("cpk_live_");
+  await page.getByRole("button", { name: "Copy" }).click();
+  await expect(page.getByRole("button", { name: "Copied" })).toBeVisible();
+  const key = await page.evaluate(() => navigator.clipboard.readText());
+  expect(key).toMatch(/^cpk_live_/);
+  await shot(page, "api-keys");
+  const viaKey = await page.request.get(`${base()}/v1/tenants/${tenantId}/stations`, {
+    headers: { authorization: `Bearer ${key}` },
+  });
+  expect(viaKey.status()).toBe(200);
+  await expect(page.getByTestId("api-key-row")).toContainText("backend");
+
+  // A location and a station, registered in the console.
+  await page.goto(`${base()}/console/t/${tenantId}/locations`);
+  await page.getByLabel("Name").fill("North depot");
+  await page.getByLabel("Street").fill("1 Volt Way");
+  await page.getByLabel("City").fill("Austin");
+  await page.getByRole("button", { name: "Create location" }).click();
+  await expect(page.getByTestId("location-row")).toContainText("North depot");
+  await shot(page, "locations");
+
+  await page.goto(`${base()}/console/t/${tenantId}/stations`);
+  await page.getByRole("button", { name: "Register station" }).click();
+  const stationName = `E2E-CON-${Date.now().toString(36)}`;
+  await page.getByLabel("Name", { exact: true }).fill(stationName);
+  await page.getByLabel("Connectors").fill("1");
+  await page.getByRole("button", { name: "Register", exact: true }).click();
+  await expect(page.getByTestId("registered-station")).toContainText(stationName);
+  await page.getByRole("link", { name: "Open it" }).click();
+  await page.waitForURL(/\/stations\/\d+$/);
+  const stationPath = new URL(page.url()).pathname;
+  await expect(page.getByTestId("station-connection")).toHaveText("offline");
+
+  const password = "console-e2e-password-1";
+  await page.getByLabel("New password").fill(password);
+  await page.getByRole("button", { name: "Set password" }).click();
+  await expect(page.getByTestId("credentials-result")).toContainText("stored");
+
+  // A charger connects; the open page follows its connector without a reload.
+  const connectionUrl = await page
+    .locator("code")
+    .filter({ hasText: "/ocpp/" })
+    .first()
+    .innerText();
+  const charger = aCharger({
+    url: connectionUrl.replace(`/${stationName}`, ""),
+    identity: stationName,
+    password,
+    protocol: "ocpp2.0.1",
+  });
+  charger.handle("RequestStartTransaction", () => Promise.resolve({ status: "Accepted" }));
+  await charger.connect();
+  try {
+    await charger.call("BootNotification", {
+      reason: "PowerUp",
+      chargingStation: { vendorName: "E2E <b>Vendor</b>", model: "Sim" },
+    });
+    const status = (connectorStatus: string) =>
+      charger.call("StatusNotification", {
+        timestamp: new Date().toISOString(),
+        connectorStatus,
+        evseId: 1,
+        connectorId: 1,
+      });
+    await status("Available");
+    await expect(page.getByTestId("station-connection")).toHaveText("online");
+    await expect(page.getByTestId("connector-status-1")).toHaveText("Available");
+    // Charger-supplied text is shown as text, never as markup.
+    await expect(page.getByText("E2E <b>Vendor</b>")).toBeVisible();
+    await status("Occupied");
+    await expect(page.getByTestId("connector-status-1")).toHaveText("Preparing");
+
+    await page.getByRole("button", { name: "Start charging" }).click();
+    await expect(page.getByTestId("operation-status")).toHaveText("succeeded");
+    await shot(page, "station-live");
+
+    // The viewer sees the station but cannot command it, on the console and on /v1.
+    await viewer.goto(`${base()}${stationPath}`);
+    await expect(viewer.getByTestId("connector-status-1")).toHaveText("Preparing");
+    await expect(viewer.getByRole("button", { name: "Start charging" })).toBeDisabled();
+    await shot(viewer, "station-viewer-phone");
+    const stationId = Number(stationPath.split("/").pop());
+    const viaConsole = await viewer.request.post(`${base()}/api/trpc/v1.sendCommand`, {
+      data: {
+        params: { tenant_id: tenantId, station_id: stationId },
+        body: { action: "reset", mode: "soft" },
+        idempotencyKey: "viewer-attempt-0001",
+      },
+    });
+    expect(viaConsole.status()).toBe(403);
+    expect(JSON.stringify(await viaConsole.json())).toContain("insufficient_scope");
+    const viewerToken = await accessTokenOf(viewer);
+    const viaApi = await viewer.request.post(
+      `${base()}/v1/tenants/${tenantId}/stations/${stationId}/commands`,
+      {
+        headers: { authorization: `Bearer ${viewerToken}`, "idempotency-key": "viewer-v1-0001" },
+        data: { action: "reset", mode: "soft" },
+      },
+    );
+    expect(viaApi.status()).toBe(403);
+    expect((await viaApi.json()).error.code).toBe("insufficient_scope");
+    const readApi = await viewer.request.get(
+      `${base()}/v1/tenants/${tenantId}/stations/${stationId}`,
+      {
+        headers: { authorization: `Bearer ${viewerToken}` },
+      },
+    );
+    expect(readApi.status()).toBe(200);
+  } finally {
+    await charger.close({ force: true });
+  }
+
+  // Transactions and the event log.
+  await page.goto(`${base()}/console/t/${tenantId}/events`);
+  await expect(page.getByTestId("event-row").first()).toBeVisible();
+  await page.getByLabel("Types").fill("connector.status_changed");
+  await page.getByRole("button", { name: "Filter" }).click();
+  await expect(page.getByTestId("event-row")).toHaveCount(2);
+  await shot(page, "events");
+  await page.goto(`${base()}/console/t/${tenantId}/transactions`);
+  await expect(page.getByRole("heading", { name: "Transactions" })).toBeVisible();
+  await shot(page, "transactions");
+
+  // A webhook with its one-time secret, and a test delivery with its attempt.
+  const receiver = await aReceiver();
+  try {
+    await page.goto(`${base()}/console/t/${tenantId}/webhooks`);
+    await page.getByLabel("URL").fill(receiver.url);
+    await page.getByRole("button", { name: "Create endpoint" }).click();
+    await expect(page.getByTestId("secret-once")).toContainText("whsec_");
+    await page.getByRole("button", { name: "Send test" }).click();
+    await expect(page.getByTestId("delivery-status").first()).toHaveText("acknowledged", {
+      timeout: 20_000,
+    });
+    expect(receiver.received.some((r) => r.body.includes("webhook.test"))).toBe(true);
+    await shot(page, "webhooks");
+  } finally {
+    await receiver.close();
+  }
+
+  // Tariffs: a simple tariff and its quote.
+  await page.goto(`${base()}/console/t/${tenantId}/tariffs`);
+  await page.getByRole("button", { name: "New tariff" }).click();
+  await page.getByLabel("Name").fill("Standard");
+  await page.getByLabel("Price per kWh (cents)").fill("40");
+  await page.getByRole("button", { name: "Create tariff" }).click();
+  await expect(page.getByTestId("tariff-row")).toContainText("Standard");
+  await page.getByRole("button", { name: "Quote" }).click();
+  await page.getByLabel("Energy (kWh)").fill("10");
+  await page.getByRole("button", { name: "Price it" }).click();
+  await expect(page.getByTestId("quote-total")).toHaveText("$4.00");
+  await shot(page, "tariffs");
+
+  await owner.close();
+  await viewerContext.close();
+});
