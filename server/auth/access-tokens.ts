@@ -7,7 +7,7 @@ import {
   type JWTPayload,
 } from "jose";
 import type { Db } from "../db";
-import { env } from "../env";
+import { env, type Env } from "../env";
 import { publicJwks, signingKeys } from "./signing-keys";
 
 export type VerifiedToken = { issuer: string; subject: string; payload: JWTPayload };
@@ -40,14 +40,17 @@ function remoteKeys(issuer: string): Promise<RemoteKeys> {
  * built-in provider's own keys, or the external provider's published key set. Checks signature,
  * issuer, audience, expiry and `typ: at+jwt` (RFC 9068) for the built-in provider.
  */
-export async function verifyAccessToken(db: Db, token: string): Promise<VerifiedToken> {
+export async function verifyAccessToken(
+  db: Db,
+  token: string,
+  oidc: Env["oidc"] = env().oidc,
+): Promise<VerifiedToken> {
   let claims: JWTPayload;
   try {
     claims = decodeJwt(token);
   } catch {
     throw new TokenError("not a JWT");
   }
-  const oidc = env().oidc;
   if (claims.iss !== oidc.issuer) throw new TokenError("token from another issuer");
   try {
     const { payload } =
