@@ -3,7 +3,7 @@ import { API_VERSIONS, LATEST_VERSION } from "@/server/http/versions";
 
 export const dynamic = "force-dynamic";
 
-/** The landing page: where the API and the OCPP endpoint are, until the console lands. */
+/** The landing page: sign in to the console, and where the API and the OCPP endpoint are. */
 export default function Home() {
   const { publicBaseUrl, ocppPublicUrl, serviceEnv } = env();
   return (
@@ -11,6 +11,20 @@ export default function Home() {
       <h1 className="text-3xl font-semibold tracking-tight">Charge Cloud</h1>
       <p className="mt-2 text-slate-600 dark:text-slate-400">
         Charging-station management for operators ({serviceEnv}).
+      </p>
+      <p className="mt-6 flex flex-wrap gap-3">
+        <a
+          href="/console"
+          className="rounded-md bg-teal-700 px-4 py-2 font-medium text-white hover:bg-teal-800 focus-visible:ring-2 focus-visible:ring-teal-600 focus-visible:ring-offset-2 focus-visible:outline-none"
+        >
+          Open the console
+        </a>
+        <a
+          href="/sign-in"
+          className="rounded-md border border-slate-300 px-4 py-2 font-medium hover:bg-slate-100 focus-visible:ring-2 focus-visible:ring-teal-600 focus-visible:outline-none dark:border-slate-700 dark:hover:bg-slate-800"
+        >
+          Sign in or create an account
+        </a>
       </p>
       <dl className="mt-8 grid gap-4 sm:grid-cols-[max-content_1fr]">
         <dt className="font-medium">API base URL</dt>
