@@ -205,16 +205,21 @@ test("an owner and a viewer work a project through the console, a charger and /v
   await page.getByRole("button", { name: "Price it" }).click();
   await expect(page.getByTestId("quote-total")).toHaveText("$4.00");
   await shot(page, "tariffs");
-  // A complex tariff the engine refuses: its offending paths are shown.
+  // A complex tariff in the element editor: a bad price is named beside its field, then fixed.
   await page.getByRole("button", { name: "New tariff" }).click();
   await page.getByLabel("Complex (OCPI 2.2.1 elements)").check();
-  await page
-    .getByLabel(/^Tariff \(JSON/)
-    .fill(JSON.stringify({ elements: [{ price_components: [{ type: "ENERGY", price: -1 }] }] }));
+  const firstElement = page.getByTestId("tariff-element").first();
+  await firstElement.getByLabel("Price ($/kWh)").fill("-1");
   await page.getByRole("button", { name: "Create tariff" }).click();
   await expect(page.getByTestId("error-state")).toContainText("tariff_invalid");
-  await expect(page.getByTestId("field-errors")).toContainText("elements.0.price_components.0");
+  await expect(page.getByTestId("field-errors")).toContainText(
+    "elements.0.price_components.0.price",
+  );
+  await expect(firstElement.getByRole("alert").first()).toBeVisible();
   await shot(page, "tariff-invalid");
+  await firstElement.getByLabel("Price ($/kWh)").fill("0.45");
+  await page.getByRole("button", { name: "Create tariff" }).click();
+  await expect(page.getByTestId("tariff-row").filter({ hasText: "complex" })).toHaveCount(1);
 
   await owner.close();
   await viewerContext.close();

@@ -4,11 +4,13 @@ import { useState } from "react";
 import type { TariffResource } from "@/server/tariffs/tariff-schema";
 import { useProject } from "../context";
 import { useV1, useV1Mutation } from "../hooks";
+import { draftToBody, ElementsEditor, tariffToDraft, type ComplexDraft } from "./tariff-elements";
 import {
   Button,
   Card,
   Empty,
   ErrorBox,
+  fieldErrors,
   PageHeader,
   QueryState,
   Table,
@@ -120,9 +122,14 @@ function TariffEditor({
   const create = useV1Mutation<TariffResource>("createTariff");
   const update = useV1Mutation<TariffResource>("updateTariff");
   const remove = useV1Mutation<unknown>("deleteTariff");
-  const [mode, setMode] = useState<"simple" | "complex">(tariff?.is_complex ? "complex" : "simple");
+  const [mode, setMode] = useState<"simple" | "complex" | "json">(
+    tariff?.is_complex ? "complex" : "simple",
+  );
   const [name, setName] = useState(tariff?.name ?? "");
   const [rate, setRate] = useState(String(tariff?.rate_minor_per_kwh ?? 35));
+  const [draft, setDraft] = useState<ComplexDraft>(() =>
+    tariff?.is_complex ? tariffToDraft(tariff) : { ...tariffToDraft(EXAMPLE_COMPLEX), name: "" },
+  );
   const [json, setJson] = useState(() =>
     JSON.stringify(
       tariff?.is_complex
@@ -131,6 +138,7 @@ function TariffEditor({
             time_zone: tariff.time_zone,
             elements: tariff.elements,
             tariff_alt_text: tariff.tariff_alt_text,
+            rules: tariff.rules,
             min_price: tariff.min_price,
             max_price: tariff.max_price,
           }
@@ -141,10 +149,12 @@ function TariffEditor({
   );
   const [parseError, setParseError] = useState<string | null>(null);
   const error = create.error ?? update.error;
+  const errors = new Map(fieldErrors(error).map((f) => [f.field, f.message]));
 
   const submit = () => {
     let body: unknown;
     if (mode === "simple") body = { name: name || undefined, rate_minor_per_kwh: Number(rate) };
+    else if (mode === "complex") body = draftToBody(draft);
     else {
       try {
         body = JSON.parse(json) as unknown;
@@ -167,11 +177,17 @@ function TariffEditor({
       title={tariff ? `Edit ${tariff.name} (version ${tariff.version})` : "New tariff"}
       testId="tariff-editor"
     >
-      <div role="radiogroup" aria-label="Kind" className="mb-3 flex gap-4 text-sm">
-        {(["simple", "complex"] as const).map((m) => (
+      <div role="radiogroup" aria-label="Kind" className="mb-3 flex flex-wrap gap-4 text-sm">
+        {(
+          [
+            ["simple", "Simple (price per kWh)"],
+            ["complex", "Complex (OCPI 2.2.1 elements)"],
+            ["json", "Complex, as JSON (alt text, rules)"],
+          ] as const
+        ).map(([m, label]) => (
           <label key={m} className="flex items-center gap-1">
             <input type="radio" name="kind" checked={mode === m} onChange={() => setMode(m)} />
-            {m === "simple" ? "Simple (price per kWh)" : "Complex (OCPI 2.2.1 elements)"}
+            {label}
           </label>
         ))}
       </div>
@@ -199,10 +215,12 @@ function TariffEditor({
               required
             />
           </div>
+        ) : mode === "complex" ? (
+          <ElementsEditor draft={draft} onChange={setDraft} errors={errors} />
         ) : (
           <label className="block text-sm">
             <span className="font-medium">
-              Tariff (JSON: name, time_zone, elements, tariff_alt_text, min_price, max_price)
+              Tariff (JSON: name, time_zone, elements, tariff_alt_text, rules, min_price, max_price)
             </span>
             <textarea
               className={`${inputStyles} h-72 font-mono text-xs`}
