@@ -40,7 +40,7 @@ describe("roles on /v1", () => {
     const matrix: Record<string, Record<string, boolean>> = {};
     const expected: Record<string, Record<string, boolean>> = {};
     for (const role of TEAM_ROLES) {
-      const person = await aMember(project.teamId, role as TeamRole);
+      const person = await aMember(project.teamId, role);
       matrix[role] = {};
       expected[role] = {};
       for (const probe of probes) {
