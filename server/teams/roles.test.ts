@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { call, idem } from "../testing/api";
 import { aLocationBody, aStation, aTenantWithKey } from "../testing/builders";
 import { aMember, aUser } from "../testing/users";
-import { ROLE_SCOPES, TEAM_ROLES, type TeamRole } from "./roles";
+import { ROLE_SCOPES, TEAM_ROLES } from "./roles";
 
 /**
  * Every role against one route per scope: allowed exactly when its role grants the scope.
