@@ -1,6 +1,26 @@
 import { db } from "../db";
 import { env } from "../env";
+import { ApiError } from "../errors";
+import { consumeRateLimit } from "../http/rate-limit";
 import { checkPassword, signUp } from "./accounts";
+
+/** Password attempts per email per minute, and sign-ups per client address per minute. */
+export const LOGIN_ATTEMPTS_PER_MINUTE = 10;
+export const SIGNUPS_PER_MINUTE = 20;
+
+/** True when this attempt is within the limit (the shared one-minute window table). */
+async function withinLimit(bucket: string, limit: number): Promise<boolean> {
+  try {
+    await consumeRateLimit(db(), bucket.slice(0, 200), limit);
+    return true;
+  } catch (error) {
+    if (error instanceof ApiError && error.code === "rate_limited") return false;
+    throw error;
+  }
+}
+
+const clientAddress = (request: Request) =>
+  request.headers.get("x-forwarded-for")?.split(",")[0]?.trim() || "local";
 import { oidcProvider } from "./oidc-provider";
 
 const see = (location: string) =>
@@ -33,6 +53,13 @@ function back(uid: string, params: Record<string, string>): Response {
 /** POST /interaction/{uid}/login: email and password. */
 export async function handleLogin(request: Request, uid: string): Promise<Response> {
   const { email = "", password = "" } = await form(request);
+  if (!(await withinLimit(`login:${email.trim().toLowerCase()}`, LOGIN_ATTEMPTS_PER_MINUTE))) {
+    return back(uid, {
+      mode: "signin",
+      email: email.slice(0, 254),
+      error: "Too many attempts for this email; wait a minute and try again.",
+    });
+  }
   const userId = email && password ? await checkPassword(db(), email, password) : null;
   if (userId === null) {
     return back(uid, {
@@ -47,6 +74,13 @@ export async function handleLogin(request: Request, uid: string): Promise<Respon
 /** POST /interaction/{uid}/signup: name, email and password; signs the new account in. */
 export async function handleSignUp(request: Request, uid: string): Promise<Response> {
   const fields = await form(request);
+  if (!(await withinLimit(`signup:${clientAddress(request)}`, SIGNUPS_PER_MINUTE))) {
+    return back(uid, {
+      mode: "signup",
+      email: (fields.email ?? "").slice(0, 254),
+      error: "Too many sign-ups from here; wait a minute and try again.",
+    });
+  }
   const result = await signUp(db(), fields);
   if (!result.ok) {
     return back(uid, {

@@ -125,4 +125,23 @@ describe("the built-in OpenID Connect provider", () => {
     expect(refused?.pathname).toMatch(/^\/interaction\//);
     expect(refused?.searchParams.get("error")).toBe("Wrong email or password.");
   });
+
+  it("slows password guessing: after 10 attempts a minute for one email, even the right password waits", async () => {
+    const email = `guess-${Date.now()}@example.com`;
+    await signUp(db(), { name: "G", email, password: "correct horse battery" });
+    const attempt = (password: string) =>
+      handleLogin(
+        new Request(`${BASE}/interaction/x/login`, {
+          method: "POST",
+          body: new URLSearchParams({ email, password }),
+        }),
+        "x",
+      );
+    for (let i = 0; i < 10; i++) {
+      const wrong = new URL((await attempt(`guess-${i}-password`)).headers.get("location")!);
+      expect(wrong.searchParams.get("error")).toBe("Wrong email or password.");
+    }
+    const limited = new URL((await attempt("correct horse battery")).headers.get("location")!);
+    expect(limited.searchParams.get("error")).toMatch(/Too many attempts/);
+  });
 });
