@@ -46,6 +46,10 @@ test("an owner and a viewer work a project through the console, a charger and /v
 
   await page.reload();
   await expect(page.getByTestId("member-row")).toHaveCount(2);
+  await page.getByRole("link", { name: "Projects" }).click();
+  await expect(page.getByTestId("project-row")).toContainText("Depot chargers");
+  await shot(page, "projects");
+  await page.goBack();
   await expect(page.getByTestId("pending-invite-row")).toHaveCount(0);
 
   // A key, copied from the page and used against /v1.
@@ -81,6 +85,8 @@ test("an owner and a viewer work a project through the console, a charger and /v
   await page.getByLabel("Connectors").fill("1");
   await page.getByRole("button", { name: "Register", exact: true }).click();
   await expect(page.getByTestId("registered-station")).toContainText(stationName);
+  await expect(page.getByTestId("station-row")).toContainText(stationName);
+  await shot(page, "stations");
   await page.getByRole("link", { name: "Open it" }).click();
   await page.waitForURL(/\/stations\/\d+$/);
   const stationPath = new URL(page.url()).pathname;
