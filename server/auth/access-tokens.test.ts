@@ -7,6 +7,7 @@ import { TokenError, verifyAccessToken } from "./access-tokens";
 
 /** An external identity provider: a discovery document and a key set over real HTTP. */
 let server: http.Server;
+let userinfoCalls = 0;
 let issuer = "";
 let sign: (claims: Record<string, unknown>, audience?: string) => Promise<string>;
 
@@ -16,7 +17,18 @@ beforeAll(async () => {
   server = http.createServer((req, res) => {
     res.setHeader("content-type", "application/json");
     if (req.url === "/.well-known/openid-configuration") {
-      res.end(JSON.stringify({ issuer, jwks_uri: `${issuer}/jwks` }));
+      res.end(
+        JSON.stringify({
+          issuer,
+          jwks_uri: `${issuer}/jwks`,
+          userinfo_endpoint: `${issuer}/userinfo`,
+        }),
+      );
+    } else if (req.url === "/userinfo") {
+      userinfoCalls += 1;
+      if (req.headers.authorization === "Bearer opaque-good-token") {
+        res.end(JSON.stringify({ sub: "ext-user-2", email: "two@example.com" }));
+      } else res.writeHead(401).end("{}");
     } else if (req.url === "/jwks") res.end(JSON.stringify({ keys: [jwk] }));
     else res.writeHead(404).end("{}");
   });
@@ -64,5 +76,14 @@ describe("access tokens of an external OpenID Connect provider", () => {
     await expect(
       verifyAccessToken(db(), `${h}.${p}.${"A".repeat(342)}`, external()),
     ).rejects.toBeInstanceOf(TokenError);
+  });
+
+  it("are checked at the userinfo endpoint when opaque, and that answer is reused for a minute", async () => {
+    const first = await verifyAccessToken(db(), "opaque-good-token", external());
+    expect(first).toMatchObject({ issuer, subject: "ext-user-2" });
+    const calls = userinfoCalls;
+    await verifyAccessToken(db(), "opaque-good-token", external());
+    expect(userinfoCalls).toBe(calls);
+    await expect(verifyAccessToken(db(), "opaque-bad-token", external())).rejects.toThrow(/401/);
   });
 });
