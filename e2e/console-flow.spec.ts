@@ -227,6 +227,15 @@ test("an owner and a viewer work a project through the console, a charger and /v
   await page.getByRole("button", { name: "Create tariff" }).click();
   await expect(page.getByTestId("tariff-row").filter({ hasText: "complex" })).toHaveCount(1);
 
+  // The station, without charging history, is deleted after its name is typed.
+  await page.goto(`${base()}${stationPath}`);
+  const del = page.getByRole("button", { name: "Delete", exact: true });
+  await expect(del).toBeDisabled();
+  await page.getByLabel("Station name").fill(stationName);
+  await del.click();
+  await page.waitForURL(new RegExp(`/console/t/${tenantId}/stations$`));
+  await expect(page.getByTestId("empty-state")).toContainText("No stations yet");
+
   await owner.close();
   await viewerContext.close();
 });

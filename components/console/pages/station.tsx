@@ -160,6 +160,7 @@ export function StationPage({ tenantId, stationId }: { tenantId: number; station
             </QueryState>
           </Card>
           <Credentials tenantId={tenantId} station={s} />
+          <DeleteStation tenantId={tenantId} station={s} />
         </>
       )}
     </QueryState>
@@ -366,6 +367,52 @@ function Credentials({ tenantId, station }: { tenantId: number; station: Station
             : `Status: ${set.data.status}`}
         </p>
       ) : null}
+    </Card>
+  );
+}
+
+function DeleteStation({ tenantId, station }: { tenantId: number; station: StationResource }) {
+  const project = useProject(tenantId);
+  const remove = useV1Mutation<{ id: number; deleted: boolean }>("deleteStation");
+  const [confirm, setConfirm] = useState("");
+  return (
+    <Card title="Delete station">
+      <p className="mb-3 text-sm text-slate-600 dark:text-slate-400">
+        Only a station without charging history can be deleted; a connected one is disconnected
+        first. Type its name to confirm.
+      </p>
+      <form
+        className="flex flex-wrap items-end gap-3"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void remove
+            .run({
+              params: { tenant_id: tenantId, station_id: station.id },
+              idempotencyKey: newRequestKey(),
+            })
+            .then(
+              () => window.location.assign(`/console/t/${tenantId}/stations`),
+              () => undefined,
+            );
+        }}
+      >
+        <div className="min-w-60 flex-1">
+          <TextField
+            label="Station name"
+            value={confirm}
+            onChange={(e) => setConfirm(e.target.value)}
+          />
+        </div>
+        <Button
+          type="submit"
+          variant="danger"
+          disabledReason={project.denied("stations:write")}
+          disabled={confirm !== station.name || remove.isPending}
+        >
+          Delete
+        </Button>
+      </form>
+      {remove.error ? <ErrorBox error={remove.error} /> : null}
     </Card>
   );
 }

@@ -30,10 +30,11 @@ export function StationsPage({ tenantId }: { tenantId: number }) {
   const [name, setName] = useState<string | undefined>(undefined);
   const [cursors, setCursors] = useState<number[]>([0]);
   const after = cursors[cursors.length - 1] ?? 0;
-  const stations = useV1<Page<StationResource>>("listStations", {
-    params: { tenant_id: tenantId },
-    query: { after, limit: 20, name },
-  });
+  const stations = useV1<Page<StationResource>>(
+    "listStations",
+    { params: { tenant_id: tenantId }, query: { after, limit: 20, name } },
+    { refetchInterval: 5_000 },
+  );
   const [showForm, setShowForm] = useState(false);
 
   return (
