@@ -157,6 +157,9 @@ describe("members", () => {
     const base = `/v1/teams/${project.teamId}/members`;
     const listed = await call("GET", base, { key: viewer.token });
     expect(listed.body.data).toHaveLength(3);
+    const one = await call("GET", `${base}/${admin.userId}`, { key: viewer.token });
+    expect(one.body).toMatchObject({ user_id: admin.userId, role: "admin", email: admin.email });
+    expect((await call("GET", `${base}/999999`, { key: viewer.token })).status).toBe(404);
     expect(
       (
         await call("PATCH", `${base}/${viewer.userId}`, {
@@ -254,6 +257,10 @@ describe("invites", () => {
       key: admin.token,
     });
     expect(revoked.body.status).toBe("revoked");
+    const read = await call("GET", `/v1/teams/${project.teamId}/invites/${inviteB.id}`, {
+      key: admin.token,
+    });
+    expect(read.body).toMatchObject({ id: inviteB.id, status: "revoked", email: b.email });
     const afterRevoke = await call("POST", `/v1/me/invites/${inviteB.id}/accept`, { key: b.token });
     expect(afterRevoke.status).toBe(409);
     expect(afterRevoke.body.error.code).toBe("invite_closed");

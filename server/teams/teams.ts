@@ -298,6 +298,16 @@ export async function listMembers(db: DbTx, caller: UserCaller, teamId: number) 
   return members.map(presentMember);
 }
 
+export async function getMember(db: DbTx, caller: UserCaller, teamId: number, userId: number) {
+  await teamAccess(db, caller, teamId);
+  const member = await db.teamMember.findUnique({
+    where: { teamId_userId: { teamId, userId } },
+    include: { user: true },
+  });
+  if (!member) throw new ApiError("not_found", "No such member.", { resource: "member" });
+  return presentMember(member);
+}
+
 /** Locks the team's member rows, so two concurrent changes cannot both leave it ownerless. */
 async function lockMembers(tx: DbTx, teamId: number) {
   await tx.$queryRaw`SELECT user_id FROM team_members WHERE team_id = ${teamId} FOR UPDATE`;
@@ -396,6 +406,16 @@ export async function listInvites(
     orderBy: { createdAt: "desc" },
   });
   return invites.map(presentInvite);
+}
+
+export async function getInvite(db: DbTx, caller: UserCaller, teamId: number, inviteId: string) {
+  requireTeam(await teamAccess(db, caller, teamId), "manageTeam", "see invitations");
+  const invite = await db.invite.findFirst({
+    where: { id: inviteId, teamId },
+    include: { team: true },
+  });
+  if (!invite) throw new ApiError("not_found", "No such invitation.", { resource: "invite" });
+  return presentInvite(invite);
 }
 
 export async function createInvite(

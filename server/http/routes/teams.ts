@@ -6,6 +6,8 @@ import {
   createInviteBody,
   createProject,
   ensureWorkspace,
+  getInvite,
+  getMember,
   getTenant,
   inviteSchema,
   listInvites,
@@ -218,6 +220,20 @@ export const teamRoutes = [
     }),
   }),
   defineRoute({
+    method: "GET",
+    path: "/v1/teams/{team_id}/members/{user_id}",
+    operationId: "getMember",
+    summary: "A team member",
+    tag,
+    auth: "user",
+    params: memberParams,
+    status: 200,
+    response: memberSchema,
+    handler: async ({ caller, db, params }) => ({
+      body: await getMember(db, caller, params.team_id, params.user_id),
+    }),
+  }),
+  defineRoute({
     method: "PATCH",
     path: "/v1/teams/{team_id}/members/{user_id}",
     operationId: "changeMemberRole",
@@ -284,6 +300,21 @@ export const teamRoutes = [
     errors: ["already_member", "invite_pending", "forbidden"],
     handler: async ({ caller, rootDb, params, body }) => ({
       body: await createInvite(rootDb, caller, params.team_id, body),
+    }),
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/v1/teams/{team_id}/invites/{invite_id}",
+    operationId: "getInvite",
+    summary: "A team's invitation",
+    description: "Owners and admins. `status` reads `expired` for a pending one past its expiry.",
+    tag,
+    auth: "user",
+    params: z.object({ team_id: idParam, invite_id: inviteId }),
+    status: 200,
+    response: inviteSchema,
+    handler: async ({ caller, db, params }) => ({
+      body: await getInvite(db, caller, params.team_id, params.invite_id),
     }),
   }),
   defineRoute({
