@@ -36,3 +36,13 @@ export function requireTeam(access: TeamAccess, permission: TeamPermission, what
 }
 
 const roleNames = (permission: TeamPermission) => [...TEAM_PERMISSIONS[permission]];
+
+/** Like `requireTeam` for reads: platform support staff may read what the permission guards. */
+export function requireTeamRead(
+  access: TeamAccess,
+  permission: TeamPermission,
+  what: string,
+): void {
+  if (access.platformRole === "platform-support") return;
+  requireTeam(access, permission, what);
+}

@@ -5,7 +5,7 @@ import type { UserCaller } from "../http/auth";
 import { newId } from "../lib/ids";
 import { isUniqueViolation } from "../lib/unique-violation";
 import { roleAllows, scopesOf, TEAM_ROLES, type TeamRole } from "./roles";
-import { requireTeam, teamAccess } from "./team-access";
+import { requireTeam, requireTeamRead, teamAccess } from "./team-access";
 
 export const MAX_PROJECTS_PER_TEAM = 20;
 export const INVITE_TTL_DAYS = 7;
@@ -173,9 +173,10 @@ export async function ensureWorkspace(db: Db, caller: UserCaller, teamName: stri
  * Without any grant: 403 `no_grant` and nothing is created. Concurrent calls return one tenant.
  */
 export async function myTenant(db: Db, caller: UserCaller) {
+  // A platform role reaches every project but names none, so it alone assigns no tenant.
   const membership = await db.teamMember.findFirst({
     where: { userId: caller.userId },
-    orderBy: [{ createdAt: "asc" }, { teamId: "asc" }],
+    orderBy: [{ team: { createdAt: "asc" } }, { teamId: "asc" }],
   });
   if (!membership) {
     throw new ApiError(
@@ -191,7 +192,7 @@ export async function myTenant(db: Db, caller: UserCaller) {
       orderBy: { id: "asc" },
     });
     if (existing) return existing;
-    if (!roleAllows(membership.role, "manageTeam")) {
+    if (!roleAllows(membership.role, "manageTeam") && caller.platformRole !== "platform-admin") {
       throw new ApiError(
         "no_grant",
         "Your team has no project yet and your role cannot create one; ask an owner or admin.",
@@ -334,10 +335,12 @@ export async function changeMemberRole(
   userId: number,
   role: TeamRole,
 ) {
-  const access = await teamAccess(db, caller, teamId);
-  requireTeam(access, "manageTeam", "change roles");
+  requireTeam(await teamAccess(db, caller, teamId), "manageTeam", "change roles");
   return db.$transaction(async (tx) => {
     await lockMembers(tx, teamId);
+    // The caller's own role may have changed meanwhile: judge it again under the lock.
+    const access = await teamAccess(tx, caller, teamId);
+    requireTeam(access, "manageTeam", "change roles");
     const member = await tx.teamMember.findUnique({
       where: { teamId_userId: { teamId, userId } },
       include: { user: true },
@@ -358,10 +361,12 @@ export async function changeMemberRole(
 }
 
 export async function removeMember(db: Db, caller: UserCaller, teamId: number, userId: number) {
-  const access = await teamAccess(db, caller, teamId);
-  if (userId !== caller.userId) requireTeam(access, "manageTeam", "remove members");
+  const before = await teamAccess(db, caller, teamId);
+  if (userId !== caller.userId) requireTeam(before, "manageTeam", "remove members");
   return db.$transaction(async (tx) => {
     await lockMembers(tx, teamId);
+    const access = await teamAccess(tx, caller, teamId);
+    if (userId !== caller.userId) requireTeam(access, "manageTeam", "remove members");
     const member = await tx.teamMember.findUnique({
       where: { teamId_userId: { teamId, userId } },
       include: { user: true },
@@ -396,7 +401,7 @@ export async function listInvites(
   teamId: number,
   status: "pending" | "all",
 ) {
-  requireTeam(await teamAccess(db, caller, teamId), "manageTeam", "see invitations");
+  requireTeamRead(await teamAccess(db, caller, teamId), "manageTeam", "see invitations");
   const invites = await db.invite.findMany({
     where: {
       teamId,
@@ -409,7 +414,7 @@ export async function listInvites(
 }
 
 export async function getInvite(db: DbTx, caller: UserCaller, teamId: number, inviteId: string) {
-  requireTeam(await teamAccess(db, caller, teamId), "manageTeam", "see invitations");
+  requireTeamRead(await teamAccess(db, caller, teamId), "manageTeam", "see invitations");
   const invite = await db.invite.findFirst({
     where: { id: inviteId, teamId },
     include: { team: true },
@@ -436,7 +441,7 @@ export async function createInvite(
   return db.$transaction(async (tx) => {
     await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`invite:${teamId}:${input.email}`}))`;
     const member = await tx.teamMember.findFirst({
-      where: { teamId, user: { email: input.email } },
+      where: { teamId, user: { email: { equals: input.email, mode: "insensitive" } } },
     });
     if (member) {
       throw new ApiError("already_member", "This person is already a member of the team.", {
@@ -494,22 +499,33 @@ export async function revokeInvite(db: Db, caller: UserCaller, teamId: number, i
 /** Pending, unexpired invitations addressed to the caller's email. */
 export async function myInvites(db: DbTx, caller: UserCaller) {
   const invites = await db.invite.findMany({
-    where: { email: caller.email.toLowerCase(), status: "pending", expiresAt: { gt: new Date() } },
+    where: {
+      email: { equals: caller.email, mode: "insensitive" },
+      status: "pending",
+      expiresAt: { gt: new Date() },
+    },
     include: { team: true },
     orderBy: { createdAt: "desc" },
   });
   return invites.map(presentInvite);
 }
 
+/**
+ * Accept or decline an invitation addressed to the caller's email (others: 404). Accepting while
+ * already a member closes the invitation (status `accepted`, role unchanged) and answers 409
+ * `already_member`.
+ */
 export async function respondToInvite(
   db: Db,
   caller: UserCaller,
   inviteId: string,
   answer: "accept" | "decline",
 ) {
-  return db.$transaction(async (tx) => {
+  const outcome = await db.$transaction(async (tx) => {
     const rows = await tx.$queryRaw<{ id: string }[]>`
-      SELECT id FROM invites WHERE id = ${inviteId} AND email = ${caller.email.toLowerCase()} FOR UPDATE`;
+      SELECT id FROM invites
+       WHERE id = ${inviteId} AND lower(email) = lower(${caller.email})
+         FOR UPDATE`;
     if (!rows[0]) throw new ApiError("not_found", "No such invitation.", { resource: "invite" });
     const invite = await tx.invite.findUniqueOrThrow({ where: { id: inviteId } });
     if (invite.status !== "pending") throw closed(invite);
@@ -522,12 +538,7 @@ export async function respondToInvite(
     const member = await tx.teamMember.findUnique({
       where: { teamId_userId: { teamId: invite.teamId, userId: caller.userId } },
     });
-    if (answer === "accept" && member) {
-      throw new ApiError("already_member", "You are already a member of this team.", {
-        team_id: invite.teamId,
-      });
-    }
-    if (answer === "accept") {
+    if (answer === "accept" && !member) {
       await tx.teamMember.create({
         data: { teamId: invite.teamId, userId: caller.userId, role: invite.role },
       });
@@ -537,6 +548,14 @@ export async function respondToInvite(
       data: { status: answer === "accept" ? "accepted" : "declined", respondedAt: new Date() },
       include: { team: true },
     });
-    return presentInvite(updated);
+    return { invite: presentInvite(updated), alreadyMember: answer === "accept" && member };
   });
+  if (outcome.alreadyMember) {
+    throw new ApiError(
+      "already_member",
+      "You are already a member of this team; the invitation is now closed and your role is unchanged.",
+      { team_id: outcome.invite.team_id, role: outcome.alreadyMember.role },
+    );
+  }
+  return outcome.invite;
 }

@@ -57,7 +57,8 @@ export const teamRoutes = [
     path: "/v1/me",
     operationId: "getMe",
     summary: "The signed-in user's context",
-    description: "The person, their teams with roles and projects, and how many invitations wait.",
+    description:
+      "The person (`platform_role` is `platform-admin`, `platform-support` or null), every team they belong to with their role and its projects, and how many pending, unexpired invitations are addressed to their email. Signed-in users only; API keys get 403 `user_token_required`.",
     tag,
     auth: "user",
     status: 200,
@@ -69,6 +70,8 @@ export const teamRoutes = [
     path: "/v1/me/teams",
     operationId: "listMyTeams",
     summary: "The signed-in user's teams",
+    description:
+      "Teams the caller is a member of, oldest first, with their role and each project with the scopes that role grants there. A platform role adds no team here.",
     tag,
     auth: "user",
     status: 200,
@@ -81,7 +84,7 @@ export const teamRoutes = [
     operationId: "assignMyTenant",
     summary: "The signed-in user's tenant assignment",
     description:
-      "No body and no tenant ID: answers the caller's default project (the oldest project of the oldest team they belong to), creating `Default project` only when that team has none and the caller is its owner or admin. Repeated and concurrent calls return the same tenant. Without any access grant: 403 `no_grant`, and nothing is created. API keys get 403 `user_token_required`.",
+      "No body (a body: 422 `validation_failed`) and no tenant ID: answers the caller's default project, the oldest project of the oldest team they belong to, with their roles and scopes there. When that team has no project yet and the caller is its owner or admin (or a platform admin), it creates one named `Default project`; otherwise 403 `no_grant`. Without any team membership: 403 `no_grant` and nothing is created (signing in grants nothing; a platform role reaches every project but assigns none). Repeated and concurrent calls return the same tenant (serialized per team). API keys get 403 `user_token_required`.",
     tag,
     auth: "user",
     status: 200,
@@ -99,7 +102,7 @@ export const teamRoutes = [
     operationId: "ensureWorkspace",
     summary: "Create (or read) the caller's workspace",
     description:
-      "A workspace is a team its creator owns. Creates one named `name` when the caller owns no team; otherwise answers the oldest team they own, unchanged. One per person under concurrent calls.",
+      "How a newly signed-up person gets their first team (signing in grants nothing). A workspace is a team the caller owns. When the caller owns no team, creates one named `name` with the caller as owner (`created: true`); when they already own one, answers the oldest team they own and renames nothing (`created: false`). Concurrent calls of one person create one team.",
     tag,
     auth: "user",
     body: z.object({ name }).strict(),
@@ -119,6 +122,8 @@ export const teamRoutes = [
     path: "/v1/me/invites",
     operationId: "listMyInvites",
     summary: "Pending invitations to the signed-in user's email",
+    description:
+      "Pending, unexpired invitations whose email matches the caller's (compared case-insensitively), newest first.",
     tag,
     auth: "user",
     status: 200,
@@ -132,7 +137,7 @@ export const teamRoutes = [
       operationId: `${answer}Invite`,
       summary: `${answer === "accept" ? "Accept" : "Decline"} an invitation`,
       description:
-        "Only invitations addressed to the caller's email are visible (else 404). A revoked or answered one: 409 `invite_closed`; past its expiry: 410 `invite_expired`; accepting while already a member: 409 `already_member`.",
+        "Only invitations addressed to the caller's email are visible (another person's: 404, as for an unknown one). Accepting makes the caller a member with the invitation's role. A revoked or already answered invitation: 409 `invite_closed`; a pending one past `expires_at`: 410 `invite_expired`; accepting while already a member of the team: 409 `already_member`, and the invitation is closed (status `accepted`) with the member's role unchanged. Declining changes no membership.",
       tag,
       auth: "user",
       params: z.object({ invite_id: inviteId }),
@@ -149,6 +154,8 @@ export const teamRoutes = [
     path: "/v1/tenants/{tenant_id}",
     operationId: "getTenant",
     summary: "Read a project",
+    description:
+      "Any member of the project's team (any role), a platform role, or a key of this project.",
     tag,
     auth: "tenant",
     params: tenantParams,
@@ -162,7 +169,7 @@ export const teamRoutes = [
     operationId: "updateTenant",
     summary: "Rename a project or set how chargers' Authorize requests are judged",
     description:
-      "Signed-in owners and admins of the project's team (API keys: 403 `user_token_required`). `authorization_mode`: `accept_all` or `known_tokens`.",
+      "Signed-in owners and admins of the project's team, and platform admins (API keys: 403 `user_token_required`; other roles: 403 `forbidden`). Both fields optional. `name` is unique within the team (409 `project_name_taken`). `authorization_mode`: `accept_all` or `known_tokens`.",
     tag,
     auth: "tenant",
     params: tenantParams,
@@ -179,6 +186,8 @@ export const teamRoutes = [
     path: "/v1/teams/{team_id}/projects",
     operationId: "listProjects",
     summary: "A team's projects",
+    description:
+      "Any member; platform staff read any team. Non-members get 404, as for an unknown team.",
     tag,
     auth: "user",
     params: teamParams,
@@ -193,7 +202,8 @@ export const teamRoutes = [
     path: "/v1/teams/{team_id}/projects",
     operationId: "createProject",
     summary: "Create a project",
-    description: "Owners and admins; at most 20 projects per team (409 `project_limit`).",
+    description:
+      "Owners and admins of the team, and platform admins (other roles: 403 `forbidden`; non-members: 404 as for an unknown team). At most 20 projects per team (409 `project_limit`); names are unique within the team (409 `project_name_taken`).",
     tag,
     auth: "user",
     params: teamParams,
@@ -210,6 +220,8 @@ export const teamRoutes = [
     path: "/v1/teams/{team_id}/members",
     operationId: "listMembers",
     summary: "A team's members",
+    description:
+      "Any member; platform staff read any team. Non-members get 404, as for an unknown team.",
     tag,
     auth: "user",
     params: teamParams,
@@ -224,6 +236,7 @@ export const teamRoutes = [
     path: "/v1/teams/{team_id}/members/{user_id}",
     operationId: "getMember",
     summary: "A team member",
+    description: "Any member; platform staff read any team. Unknown member: 404.",
     tag,
     auth: "user",
     params: memberParams,
@@ -239,7 +252,7 @@ export const teamRoutes = [
     operationId: "changeMemberRole",
     summary: "Change a member's role",
     description:
-      "Owners and admins; only owners grant or take away `owner`. The last owner cannot be demoted (409 `last_owner`).",
+      "Owners and admins, and platform admins (other roles: 403 `forbidden`). Only an owner (or a platform admin) grants or takes away `owner`. Demoting the team's last owner: 409 `last_owner`; the team's member rows are locked during the change, so two concurrent demotions cannot both pass.",
     tag,
     auth: "user",
     params: memberParams,
@@ -257,7 +270,7 @@ export const teamRoutes = [
     operationId: "removeMember",
     summary: "Remove a member (or leave the team)",
     description:
-      "Owners and admins remove members; anyone may remove themself. The last owner cannot leave (409 `last_owner`). Their project keys stop working at once.",
+      "Owners and admins (and platform admins) remove members; any member may remove themself. Only an owner (or a platform admin) removes another owner. Removing or leaving as the last owner: 409 `last_owner` (member rows locked, as for role changes). The removed person's project keys stop working at once.",
     tag,
     auth: "user",
     params: memberParams,
@@ -273,7 +286,8 @@ export const teamRoutes = [
     path: "/v1/teams/{team_id}/invites",
     operationId: "listInvites",
     summary: "A team's invitations",
-    description: "Owners and admins. `status=pending` (default) or `all`.",
+    description:
+      "Owners and admins; platform staff read any team. `status=pending` (default: pending and unexpired) or `all`. `status` reads `expired` for a pending invitation past `expires_at`.",
     tag,
     auth: "user",
     params: teamParams,
@@ -290,7 +304,7 @@ export const teamRoutes = [
     operationId: "createInvite",
     summary: "Invite someone by email",
     description:
-      "Owners and admins (only owners invite owners). Expires after 7 days. 409 `already_member` for a member's email, 409 `invite_pending` while an unexpired invitation to that email is open.",
+      "Owners and admins, and platform admins; only an owner (or a platform admin) invites an owner (403 `forbidden`). The email is stored lower-cased; the invitation expires after 7 days. 409 `already_member` when that email already belongs to a member; 409 `invite_pending` while an unexpired pending invitation to that email exists (checked under a lock per team and email, so concurrent invitations create one).",
     tag,
     auth: "user",
     params: teamParams,
@@ -307,7 +321,8 @@ export const teamRoutes = [
     path: "/v1/teams/{team_id}/invites/{invite_id}",
     operationId: "getInvite",
     summary: "A team's invitation",
-    description: "Owners and admins. `status` reads `expired` for a pending one past its expiry.",
+    description:
+      "Owners and admins; platform staff read any team. `status` reads `expired` for a pending one past its expiry.",
     tag,
     auth: "user",
     params: z.object({ team_id: idParam, invite_id: inviteId }),
@@ -322,6 +337,8 @@ export const teamRoutes = [
     path: "/v1/teams/{team_id}/invites/{invite_id}",
     operationId: "revokeInvite",
     summary: "Revoke an invitation",
+    description:
+      "Owners and admins (and platform admins). Sets `status` to `revoked`; it can no longer be accepted. An invitation already accepted, declined or revoked: 409 `invite_closed`.",
     tag,
     auth: "user",
     params: z.object({ team_id: idParam, invite_id: inviteId }),
