@@ -120,8 +120,9 @@ describe("API keys managed by signed-in people", () => {
     ).toBe("user_token_required");
     const outsider = await aUser();
     expect(
-      (await call("PUT", path, { key: outsider.token, body: { requests_per_minute: 5 } })).status,
-    ).toBe(404);
+      (await call("PUT", path, { key: outsider.token, body: { requests_per_minute: 5 } })).body
+        .error.code,
+    ).toBe("forbidden");
 
     const stations = `/v1/tenants/${project.tenantId}/stations`;
     expect((await call("GET", stations, { key: project.key })).status).toBe(200);

@@ -4,7 +4,7 @@ import { ApiError } from "../errors";
 import type { UserCaller } from "../http/auth";
 import { API_VERSIONS, type ApiVersion } from "../http/versions";
 import { appendEvent } from "../events/append-event";
-import { scopesOf } from "../teams/roles";
+import { roleAllows, scopesOf, TEAM_PERMISSIONS } from "../teams/roles";
 import { requireTeam, teamAccess } from "../teams/team-access";
 import { createApiKey } from "./create-api-key";
 import {
@@ -14,7 +14,7 @@ import {
   type Scope,
   type WorkspaceScope,
 } from "./scopes";
-import { RATE_LIMIT_MAX, RATE_LIMIT_MIN } from "./set-rate-limit";
+import { RATE_LIMIT_MAX, RATE_LIMIT_MIN, setApiKeyRateLimit } from "./set-rate-limit";
 
 export const apiKeySchema = z.object({
   id: z.string(),
@@ -89,10 +89,21 @@ function splitScopes(scopes: string[]) {
   return { project: [...new Set(project)], workspace: [...new Set(workspace)] };
 }
 
-async function tenantTeam(db: DbTx, tenantId: number) {
+const noSuchTenant = () => new ApiError("not_found", "No such tenant.", { resource: "tenant" });
+
+/**
+ * The caller's standing in a project's team. A project that exists but is not the caller's gets
+ * the same 404 as one that does not exist.
+ */
+async function projectAccess(db: DbTx, caller: UserCaller, tenantId: number) {
   const tenant = await db.tenant.findUnique({ where: { id: tenantId } });
-  if (!tenant) throw new ApiError("not_found", "No such tenant.", { resource: "tenant" });
-  return tenant.teamId;
+  if (!tenant) throw noSuchTenant();
+  try {
+    return await teamAccess(db, caller, tenant.teamId);
+  } catch (error) {
+    if (error instanceof ApiError && error.code === "not_found") throw noSuchTenant();
+    throw error;
+  }
 }
 
 /** A project key for the tenant: owners, admins and developers, with scopes their role holds. */
@@ -108,7 +119,7 @@ export async function createProjectKey(
       workspace_scopes: workspace,
     });
   }
-  const access = await teamAccess(db, caller, await tenantTeam(db, tenantId));
+  const access = await projectAccess(db, caller, tenantId);
   requireTeam(access, "manageProjectKeys", "create project keys");
   const held = scopesOf(access.role, access.platformRole);
   const beyond = project.filter((s) => !held.has(s));
@@ -155,17 +166,22 @@ async function issue(
     api_version?: ApiVersion;
   },
 ) {
-  const created = await createApiKey({
-    tenantId: k.tenantId,
-    teamId: k.teamId,
-    scopes: k.scopes,
-    ownerUserId: caller.userId,
-    name: k.name ?? null,
-    apiVersion: k.api_version,
-    db,
+  return db.$transaction(async (tx) => {
+    const created = await createApiKey({
+      tenantId: k.tenantId,
+      teamId: k.teamId,
+      scopes: k.scopes,
+      ownerUserId: caller.userId,
+      name: k.name ?? null,
+      apiVersion: k.api_version,
+      db: tx,
+    });
+    const row = await tx.apiKey.findUniqueOrThrow({
+      where: { id: created.id },
+      include: withOwner,
+    });
+    return { ...presentKey(row), secret: created.secret };
   });
-  const row = await db.apiKey.findUniqueOrThrow({ where: { id: created.id }, include: withOwner });
-  return { ...presentKey(row), secret: created.secret };
 }
 
 /** `POST /v1/api-keys`: a project key (with `tenant_id`) or a workspace key. */
@@ -183,7 +199,15 @@ export async function createKey(
     }
     return createProjectKey(db, caller, input.tenant_id, { ...input, scopes: project });
   }
-  return createWorkspaceKey(db, caller, { ...input, scopes: workspace });
+  if (input.tenant_id !== undefined) {
+    throw new ApiError("validation_failed", "Workspace keys belong to a team, not a project.", {
+      fields: [
+        { field: "tenant_id", message: "not allowed with workspace scopes", location: "body" },
+      ],
+    });
+  }
+  const { tenant_id: _ignored, ...rest } = input;
+  return createWorkspaceKey(db, caller, { ...rest, scopes: workspace });
 }
 
 /** The caller's own workspace keys and the project keys they made. */
@@ -198,7 +222,7 @@ export async function listMyKeys(db: DbTx, caller: UserCaller) {
 
 export async function listProjectKeys(db: DbTx, caller: UserCaller, tenantId: number) {
   requireTeam(
-    await teamAccess(db, caller, await tenantTeam(db, tenantId)),
+    await projectAccess(db, caller, tenantId),
     "manageProjectKeys",
     "see the project's keys",
   );
@@ -218,7 +242,7 @@ export async function revokeKey(db: Db, caller: UserCaller, keyId: string, tenan
   if (tenantId !== undefined) {
     if (key.tenantId !== tenantId) throw notFound;
     requireTeam(
-      await teamAccess(db, caller, await tenantTeam(db, tenantId)),
+      await projectAccess(db, caller, tenantId),
       "manageProjectKeys",
       "revoke the project's keys",
     );
@@ -241,8 +265,10 @@ export const rateLimitBody = z
 
 /**
  * `PUT /v1/admin/api-keys/{key_id}/rate-limit`: an owner or admin of the key's team, or a platform
- * admin. The limiter reads the key's row on every request, so the change applies to the next one.
- * Recorded as `api_key.rate_limit_changed` in the key's project event log.
+ * admin; anyone else 403 `forbidden`, an unknown key 404. The limiter reads the key's row on every
+ * request and counts against the current window, so the new limit applies to the next request.
+ * Recorded as `api_key.rate_limit_changed` in the key's project event log; workspace keys have no
+ * project, so their changes are not logged.
  */
 export async function changeRateLimit(
   db: Db,
@@ -250,20 +276,30 @@ export async function changeRateLimit(
   keyId: string,
   perMinute: number,
 ) {
-  const key = await db.apiKey.findUnique({ where: { id: keyId }, include: { tenant: true } });
-  const teamId = key?.tenant?.teamId ?? key?.teamId ?? null;
-  if (!key || teamId === null) {
-    throw new ApiError("not_found", "No such API key.", { resource: "api_key" });
-  }
-  if (caller.platformRole !== "platform-admin") {
-    requireTeam(await teamAccess(db, caller, teamId), "manageTeam", "change rate limits");
-  }
   return db.$transaction(async (tx) => {
-    const updated = await tx.apiKey.update({
-      where: { id: keyId },
-      data: { rateLimitPerMinute: perMinute },
-      include: withOwner,
-    });
+    // Lock the key so `previous` is the value this change replaces, even under concurrent changes.
+    const locked = await tx.$queryRaw<{ id: string }[]>`
+      SELECT id FROM api_keys WHERE id = ${keyId} FOR UPDATE`;
+    const key = locked[0]
+      ? await tx.apiKey.findUnique({ where: { id: keyId }, include: { tenant: true } })
+      : null;
+    const teamId = key?.tenant?.teamId ?? key?.teamId ?? null;
+    if (!key || teamId === null) {
+      throw new ApiError("not_found", "No such API key.", { resource: "api_key" });
+    }
+    if (caller.platformRole !== "platform-admin") {
+      const member = await tx.teamMember.findUnique({
+        where: { teamId_userId: { teamId, userId: caller.userId } },
+      });
+      if (!roleAllows(member?.role, "manageTeam")) {
+        throw new ApiError(
+          "forbidden",
+          "Only an owner or admin of the key's team, or a platform admin, can change its rate limit.",
+          { key_id: keyId, required_roles: [...TEAM_PERMISSIONS.manageTeam, "platform-admin"] },
+        );
+      }
+    }
+    await setApiKeyRateLimit({ keyId, perMinute, db: tx });
     if (key.tenantId !== null) {
       await appendEvent({
         db: tx,
@@ -274,10 +310,12 @@ export async function changeRateLimit(
           key_id: keyId,
           requests_per_minute: perMinute,
           previous: key.rateLimitPerMinute,
-          changed_by: { user_id: caller.userId },
+          changed_by: caller.userId,
         },
       });
     }
-    return presentKey(updated);
+    return presentKey(
+      await tx.apiKey.findUniqueOrThrow({ where: { id: keyId }, include: withOwner }),
+    );
   });
 }

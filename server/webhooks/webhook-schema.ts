@@ -16,6 +16,8 @@ export const EVENT_TYPES = {
   "meter.sampled": "stations:read",
   "station.credentials_changed": "stations:read",
   "station.configuration_changed": "stations:read",
+  /** a key's per-minute limit was changed (PUT /v1/admin/api-keys/{key_id}/rate-limit) */
+  "api_key.rate_limit_changed": "stations:read",
 } as const;
 export type EventType = keyof typeof EVENT_TYPES;
 export const eventTypeSchema = z.enum(Object.keys(EVENT_TYPES) as [EventType, ...EventType[]]);

@@ -26,6 +26,8 @@ export const apiKeyRoutes = [
     path: "/v1/api-keys",
     operationId: "listMyApiKeys",
     summary: "The caller's workspace keys and the project keys they made",
+    description:
+      "Keys whose owner is the caller, revoked ones included, newest first, each with `owner` and `api_version`. Never the secret or its hash.",
     tag,
     auth: "user",
     status: 200,
@@ -38,13 +40,13 @@ export const apiKeyRoutes = [
     operationId: "createApiKey",
     summary: "Create an API key (secret shown once)",
     description:
-      "Project scopes need `tenant_id` and the caller's role in that project's team must be owner, admin or developer and hold every scope asked for (else 403 `insufficient_scope`). Workspace scopes (`sandbox:read`, `sandbox:write`) make a workspace key of the team the caller owns. Mixing both: 422 `scope_mix`. `api_version` pins the key to a version. The secret is in this answer only.",
+      "`scopes`: a non-empty list of known scopes. Project scopes need `tenant_id` (422 `validation_failed` without it) and follow the rules of `POST /v1/tenants/{tenant_id}/api-keys`: the caller must be an owner, admin or developer of the project's team and their role must hold every scope asked for (else 403 `insufficient_scope`). Workspace scopes (`sandbox:read`, `sandbox:write`) make a workspace key of the oldest team the caller owns (403 `forbidden` if they own none; `tenant_id` not allowed); only a workspace owner manages workspace keys. Mixing project and workspace scopes: 422 `scope_mix`. `api_version` pins the key to a supported version (default: latest). The caller owns the key. The secret is in this answer only.",
     tag,
     auth: "user",
     body: createAnyKeyBody,
     status: 201,
     response: createdApiKeySchema,
-    errors: ["scope_mix", "forbidden"],
+    errors: ["scope_mix", "insufficient_scope", "forbidden"],
     handler: async ({ caller, rootDb, body }) => ({ body: await createKey(rootDb, caller, body) }),
   }),
   defineRoute({
@@ -52,7 +54,8 @@ export const apiKeyRoutes = [
     path: "/v1/api-keys/{key_id}",
     operationId: "revokeMyApiKey",
     summary: "Revoke one of the caller's keys",
-    description: "Refused from its next request. Revoking twice answers the same record.",
+    description:
+      "Only keys the caller owns (another's: 404, as for an unknown key). Refused from its next request (401). Revoking twice answers the same record.",
     tag,
     auth: "user",
     params: z.object({ key_id: keyId }),
@@ -67,7 +70,8 @@ export const apiKeyRoutes = [
     path: "/v1/tenants/{tenant_id}/api-keys",
     operationId: "listProjectApiKeys",
     summary: "A project's keys",
-    description: "Signed-in owners, admins and developers of the project's team.",
+    description:
+      "Signed-in owners, admins and developers of the project's team, and platform admins: every key of the project, whoever made it, revoked ones included. API keys: 403 `user_token_required`; other roles: 403 `forbidden`.",
     tag,
     auth: "tenant",
     params: tenantParams,
@@ -84,14 +88,14 @@ export const apiKeyRoutes = [
     operationId: "createProjectApiKey",
     summary: "Create a project key (secret shown once)",
     description:
-      "Signed-in owners, admins and developers; each scope must be one the creator's role holds. Workspace scopes: 422 `scope_mix`.",
+      "Signed-in owners, admins and developers of the project's team, and platform admins (API keys: 403 `user_token_required`; other roles: 403 `forbidden`). `scopes` must be project scopes (workspace scopes: 422 `scope_mix`) and each must be one the creator's own role grants (else 403 `insufficient_scope`). The creator owns the key; it is narrowed to what its owner's role still allows on every request. The secret is in this answer only.",
     tag,
     auth: "tenant",
     params: tenantParams,
     body: createKeyBody,
     status: 201,
     response: createdApiKeySchema,
-    errors: ["scope_mix", "user_token_required", "forbidden"],
+    errors: ["scope_mix", "insufficient_scope", "user_token_required", "forbidden"],
     handler: async ({ principal, rootDb, params, body }) => ({
       body: await createProjectKey(rootDb, requireUser(principal), params.tenant_id, body),
     }),
@@ -101,6 +105,8 @@ export const apiKeyRoutes = [
     path: "/v1/tenants/{tenant_id}/api-keys/{key_id}",
     operationId: "revokeProjectApiKey",
     summary: "Revoke a project key",
+    description:
+      "Signed-in owners, admins and developers of the project's team, and platform admins; any key of this project (a key of another project: 404). Refused from its next request. Revoking twice answers the same record.",
     tag,
     auth: "tenant",
     params: tenantParams.extend({ key_id: keyId }),
@@ -117,7 +123,7 @@ export const apiKeyRoutes = [
     operationId: "setApiKeyRateLimit",
     summary: "Set a key's rate limit (requests per minute, 1 to 1200)",
     description:
-      "Signed-in owners and admins of the key's team, or platform admins. Applies from the key's next request (the limiter reads the key on each one). Recorded as `api_key.rate_limit_changed` in the key's project event log (workspace keys have no project log).",
+      "`requests_per_minute`: integer 1 to 1200. Signed-in owners and admins of the key's team, or platform admins; anyone else 403 `forbidden`; an unknown key 404. Applies from the key's next request, within the current minute: the limiter reads the key's limit on each request and counts against the minute already under way. Recorded as `api_key.rate_limit_changed` (data: `key_id`, `requests_per_minute`, `previous`, `changed_by` user ID) in the key's project event log; workspace keys have no project, so their changes are not recorded as events.",
     tag,
     auth: "user",
     params: z.object({ key_id: keyId }),
