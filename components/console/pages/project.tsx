@@ -169,9 +169,18 @@ export function LocationsPage({ tenantId }: { tenantId: number }) {
 
 export function TransactionsPage({ tenantId }: { tenantId: number }) {
   const [cursors, setCursors] = useState([0]);
+  const [status, setStatus] = useState<"" | "active" | "ended">("");
   const transactions = useV1<Page<Parameters<typeof TransactionRows>[0]["rows"][number]>>(
     "listTransactions",
-    { params: { tenant_id: tenantId }, query: { after: cursors[cursors.length - 1], limit: 25 } },
+    {
+      params: { tenant_id: tenantId },
+      query: {
+        after: cursors[cursors.length - 1],
+        order: "desc",
+        limit: 25,
+        ...(status ? { status } : {}),
+      },
+    },
     { refetchInterval: 5_000 },
   );
   return (
@@ -180,6 +189,20 @@ export function TransactionsPage({ tenantId }: { tenantId: number }) {
         title="Transactions"
         description="Charging sessions reported by chargers, newest first."
       />
+      <div className="mb-4 max-w-xs">
+        <SelectField
+          label="Status"
+          value={status}
+          onChange={(e) => {
+            setStatus(e.target.value as typeof status);
+            setCursors([0]);
+          }}
+        >
+          <option value="">All</option>
+          <option value="active">Active</option>
+          <option value="ended">Ended</option>
+        </SelectField>
+      </div>
       <QueryState
         query={transactions}
         isEmpty={(d) => d.data.length === 0}

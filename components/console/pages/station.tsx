@@ -42,7 +42,19 @@ export function StationPage({ tenantId, stationId }: { tenantId: number; station
   const station = useV1<StationResource>("getStation", { params }, { refetchInterval: LIVE_MS });
   const transactions = useV1<Page<Transaction>>(
     "listTransactions",
-    { params: { tenant_id: tenantId }, query: { station_id: stationId, limit: 10 } },
+    {
+      params: { tenant_id: tenantId },
+      query: { station_id: stationId, order: "desc", limit: 10 },
+    },
+    { refetchInterval: LIVE_MS },
+  );
+  // Every active session gets a Stop button, however many ended ones are newer.
+  const active = useV1<Page<Transaction>>(
+    "listTransactions",
+    {
+      params: { tenant_id: tenantId },
+      query: { station_id: stationId, status: "active", limit: 100 },
+    },
     { refetchInterval: LIVE_MS },
   );
   const operations = useV1<Page<OperationResource>>(
@@ -123,7 +135,7 @@ export function StationPage({ tenantId, stationId }: { tenantId: number; station
               </Table>
             )}
           </Card>
-          <Commands tenantId={tenantId} station={s} transactions={transactions.data?.data ?? []} />
+          <Commands tenantId={tenantId} station={s} active={active.data?.data ?? []} />
           <Card title="Recent operations">
             <QueryState
               query={operations}
@@ -189,11 +201,11 @@ export function TransactionRows({ rows }: { rows: Transaction[] }) {
 function Commands({
   tenantId,
   station,
-  transactions,
+  active,
 }: {
   tenantId: number;
   station: StationResource;
-  transactions: Transaction[];
+  active: Transaction[];
 }) {
   const project = useProject(tenantId);
   const send = useV1Mutation<OperationResource>("sendCommand");
@@ -205,7 +217,6 @@ function Commands({
   );
   const [connector, setConnector] = useState(String(station.connectors[0]?.id ?? ""));
   const [token, setToken] = useState("CONSOLE-TOKEN");
-  const active = transactions.filter((t) => t.status === "active");
   const denied = project.denied("stations:control");
   const command = (body: Record<string, unknown>) =>
     void send

@@ -178,23 +178,33 @@ export const operationRoutes = [
     path: "/v1/tenants/{tenant_id}/transactions",
     operationId: "listTransactions",
     summary: "List transactions",
+    description:
+      "Oldest first by default (`order=asc`: `after` is the last `id` seen, 0 to start). `order=desc` lists newest first: `after` 0 starts at the newest, and a page's `next_cursor` continues with lower ids. `status=active` or `status=ended` narrows the list; `station_id` to one station.",
     tag: "Transactions",
     auth: "tenant",
     scopes: ["billing:read"],
     params: tenantParams,
     query: paginationQuery.extend({
       station_id: z.coerce.number().int().min(1).max(MAX_CURSOR).optional(),
+      status: z.enum(["active", "ended"]).optional(),
+      order: z.enum(["asc", "desc"]).default("asc"),
     }),
     status: 200,
     response: pageSchema(transactionSchema),
     handler: async ({ params, query, db }) => {
+      const desc = query.order === "desc";
       const rows = await db.transaction.findMany({
         where: {
           tenantId: params.tenant_id,
-          id: { gt: query.after },
+          ...(desc
+            ? query.after > 0
+              ? { id: { lt: query.after } }
+              : {}
+            : { id: { gt: query.after } }),
           ...(query.station_id ? { stationId: query.station_id } : {}),
+          ...(query.status ? { endedAt: query.status === "active" ? null : { not: null } } : {}),
         },
-        orderBy: { id: "asc" },
+        orderBy: { id: query.order },
         take: query.limit + 1,
       });
       return { body: toPage(rows, query.limit, (t) => t.id, presentTransaction) };
