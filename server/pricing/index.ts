@@ -40,5 +40,5 @@ export {
   type AppliedDiscount,
   applyAdjustments,
 } from "./adjustments";
-export { type QuoteInput, quoteSession, pricingSummary, isComplex } from "./quote";
+export { type QuoteInput, quoteSession, pricingSummary, priceSummary, isComplex } from "./quote";
 export { type PricingErrorCode, PricingError, isPricingError } from "./errors";

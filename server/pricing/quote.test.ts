@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { PricingError } from "./errors";
-import { isComplex, pricingSummary, quoteSession } from "./quote";
+import { isComplex, priceSummary, pricingSummary, quoteSession } from "./quote";
 import { aTariff } from "./testing";
 
 describe("isComplex", () => {
@@ -92,6 +92,65 @@ describe("quoteSession", () => {
     );
     expect(() => quoteSession(t, { energy_wh: 1.5, duration_seconds: 60, start_at: 0 })).toThrow(
       PricingError,
+    );
+  });
+});
+
+describe("priceSummary", () => {
+  const at = "2026-10-15T10:00:00Z";
+
+  it("states energy, elapsed time, activity, both totals and each priced dimension", () => {
+    // energy 12.5 kWh x $0.40 = 500 c; charging 1 h 30 min x $2.00/h = 300 c; flat 100 c.
+    // Excl. VAT 900 c; energy and time carry 10% VAT: 500 + 50 + 300 + 30 + 100 = 980 c.
+    const tariff = aTariff({
+      elements: [
+        {
+          price_components: [
+            { type: "ENERGY", price: 0.4, vat: 10 },
+            { type: "TIME", price: 2, vat: 10 },
+            { type: "FLAT", price: 1 },
+          ],
+        },
+      ],
+    });
+    const r = quoteSession(tariff, { energy_wh: 12_500, duration_seconds: 5400, start_at: at });
+    expect(priceSummary(r)).toBe(
+      "12.5 kWh over 1 h 30 min (1 h 30 min charging): $9.80 incl. VAT, $9.00 excl. VAT. " +
+        "Energy $5.00, charging time $3.00, session fee $1.00.",
+    );
+  });
+
+  it("names a minimum price that lifted the total and a maximum that capped it", () => {
+    // 1 kWh x $0.30 = 30 c, lifted to the $2.00 minimum: +170 c
+    const low = aTariff({
+      elements: [{ price_components: [{ type: "ENERGY", price: 0.3 }] }],
+      min_price: { excl_vat: 2 },
+    });
+    expect(
+      priceSummary(quoteSession(low, { energy_wh: 1000, duration_seconds: 600, start_at: at })),
+    ).toBe(
+      "1 kWh over 10 min (10 min charging): $2.00 incl. VAT, $2.00 excl. VAT. " +
+        "Energy $0.30, minimum price adds $1.70.",
+    );
+    // 50 kWh x $0.30 = 1500 c, capped at the $10.00 maximum: -500 c
+    const high = aTariff({
+      elements: [{ price_components: [{ type: "ENERGY", price: 0.3 }] }],
+      max_price: { excl_vat: 10 },
+    });
+    expect(
+      priceSummary(quoteSession(high, { energy_wh: 50_000, duration_seconds: 45, start_at: at })),
+    ).toBe(
+      "50 kWh over 45 s (45 s charging): $10.00 incl. VAT, $10.00 excl. VAT. " +
+        "Energy $15.00, maximum price takes off $5.00.",
+    );
+  });
+
+  it("says when no energy was drawn", () => {
+    const tariff = aTariff({ elements: [{ price_components: [{ type: "TIME", price: 6 }] }] });
+    const r = quoteSession(tariff, { energy_wh: 0, duration_seconds: 1200, start_at: at });
+    expect(priceSummary(r)).toBe(
+      "0 kWh over 20 min (20 min waiting): $0.00 incl. VAT, $0.00 excl. VAT. " +
+        "No energy drawn, so no charging time.",
     );
   });
 });

@@ -139,3 +139,64 @@ export function pricingSummary(tariff: TariffSnapshot): string {
   const zone = tariff.time_zone ? ` Local times in ${tariff.time_zone}.` : "";
   return `${parts.join("; ")}.${zone}`;
 }
+
+/** "$7.43" from integer cents; a negative amount as "-$0.50". */
+function money(minor: number): string {
+  const sign = minor < 0 ? "-" : "";
+  const abs = Math.abs(minor);
+  return `${sign}$${Math.floor(abs / 100)}.${String(abs % 100).padStart(2, "0")}`;
+}
+
+/** "1 h 30 min", "45 min", "20 s", "0 min". */
+function elapsed(seconds: number): string {
+  const s = Math.round(seconds);
+  if (s > 0 && s < 60) return `${s} s`;
+  const h = Math.floor(s / 3600);
+  const m = Math.round((s % 3600) / 60);
+  if (h && m) return `${h} h ${m} min`;
+  return h ? `${h} h` : `${m} min`;
+}
+
+/** "20 kWh", "7.5 kWh", "0.001 kWh". */
+function kwh(wh: number): string {
+  return `${(wh / 1000).toFixed(3).replace(/\.?0+$/, "")} kWh`;
+}
+
+const DIMENSION_NAMES: Record<keyof PriceResult["dimensions"], string> = {
+  energy: "energy",
+  time: "charging time",
+  parking_time: "idle time",
+  flat: "session fee",
+};
+
+/**
+ * One line a person can read about a priced session, e.g. "20 kWh over 1 h (1 h charging):
+ * $7.20 incl. VAT, $6.00 excl. VAT. Energy $5.00, charging time $1.00." Amounts per dimension are
+ * excl. VAT; dimensions that cost nothing are left out.
+ */
+export function priceSummary(result: PriceResult): string {
+  const a = result.activity;
+  const span = (Date.parse(a.ended_at) - Date.parse(a.started_at)) / 1000;
+  const activity = [
+    a.charging_seconds ? `${elapsed(a.charging_seconds)} charging` : null,
+    a.idle_seconds ? `${elapsed(a.idle_seconds)} idle` : null,
+    a.waiting_seconds ? `${elapsed(a.waiting_seconds)} waiting` : null,
+  ].filter((p): p is string => p !== null);
+  const head =
+    `${kwh(result.energy_wh)} over ${elapsed(span)}` +
+    (activity.length ? ` (${activity.join(", ")})` : "") +
+    `: ${money(result.total.incl_vat_minor)} incl. VAT, ${money(result.total.excl_vat_minor)} excl. VAT.`;
+  const parts = (Object.keys(DIMENSION_NAMES) as (keyof typeof DIMENSION_NAMES)[])
+    .filter((d) => result.dimensions[d].excl_vat_minor !== 0)
+    .map((d) => `${DIMENSION_NAMES[d]} ${money(result.dimensions[d].excl_vat_minor)}`);
+  const bound = result.price_bound;
+  if (bound.applied === "min_price") {
+    parts.push(`minimum price adds ${money(bound.excl_vat_minor)}`);
+  } else if (bound.applied === "max_price") {
+    parts.push(`maximum price takes off ${money(-bound.excl_vat_minor)}`);
+  }
+  if (a.reason === "no_energy") parts.push("no energy drawn, so no charging time");
+  if (!parts.length) return head;
+  const tail = parts.join(", ");
+  return `${head} ${tail.charAt(0).toUpperCase()}${tail.slice(1)}.`;
+}

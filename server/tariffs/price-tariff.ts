@@ -5,13 +5,16 @@ import {
   isPricingError,
   pricingSummary,
   priceSession,
+  priceSummary,
   quoteSession,
   type SessionInput,
   type TariffSnapshot,
 } from "../pricing";
 import type { ChargingPeriod } from "../pricing";
 import { loadTariff, parseTariffBody } from "./manage-tariffs";
-import type { quoteBody, simulateBody } from "./tariff-schema";
+import type { priceResultSchema, quoteBody, simulateBody } from "./tariff-schema";
+
+type PricedAnswer = z.infer<typeof priceResultSchema>;
 
 /** Engine errors in the API's terms: no start time for a time-dependent tariff is 409 `transaction_start_unknown`. */
 function priced<T>(run: () => T): T {
@@ -40,7 +43,7 @@ export async function quoteTariff({
   tariffId: number;
   input: z.infer<typeof quoteBody>;
   db?: DbTx;
-}) {
+}): Promise<PricedAnswer> {
   const { current } = await loadTariff(db, tenantId, tariffId);
   const tariff = current.snapshot as unknown as TariffSnapshot;
   const result = priced(() =>
@@ -53,7 +56,8 @@ export async function quoteTariff({
   return {
     tariff_id: tariffId,
     tariff_version: current.version,
-    summary: pricingSummary(tariff),
+    pricing_summary: pricingSummary(tariff),
+    price_summary: priceSummary(result),
     ...result,
   };
 }
@@ -66,7 +70,7 @@ export async function simulateTariff({
   tenantId: number;
   input: z.infer<typeof simulateBody>;
   db?: DbTx;
-}) {
+}): Promise<PricedAnswer> {
   let tariff: TariffSnapshot;
   let version: number | null = null;
   if (input.tariff_id !== undefined) {
@@ -95,7 +99,8 @@ export async function simulateTariff({
   return {
     tariff_id: input.tariff_id ?? null,
     tariff_version: version,
-    summary: pricingSummary(tariff),
+    pricing_summary: pricingSummary(tariff),
+    price_summary: priceSummary(result),
     ...result,
   };
 }

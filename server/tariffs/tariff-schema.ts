@@ -93,3 +93,81 @@ export const simulateBody = z
     message: "give exactly one of tariff_id and tariff",
     path: ["tariff_id"],
   });
+
+const cents = z.number().int().describe("integer US cents");
+const dimensionCost = z.strictObject({
+  volume: z.number().describe("billed volume with step rounding: Wh, seconds, or sessions (flat)"),
+  step_rounding: z.number().describe("volume added by step_size rounding, same unit"),
+  excl_vat_minor: cents,
+  incl_vat_minor: cents,
+});
+const activityKind = z.enum(["charging", "idle", "waiting"]);
+
+/** What the quote and simulate routes answer: the pricing engine's result, with summaries. */
+export const priceResultSchema = z.strictObject({
+  tariff_id: z.number().int().nullable().describe("null for an inline tariff"),
+  tariff_version: z.number().int().nullable().describe("the version priced; null when inline"),
+  pricing_summary: z.string().describe("the tariff in one readable line"),
+  price_summary: z
+    .string()
+    .describe(
+      "the result in one readable line: energy, time, activity, totals and each non-zero dimension",
+    ),
+  billing_version: z.enum(["energy-v1", "elements-v1"]),
+  currency: z.literal("USD"),
+  energy_wh: z.number(),
+  dimensions: z.strictObject({
+    energy: dimensionCost,
+    time: dimensionCost.describe("TIME, billed over charging"),
+    parking_time: dimensionCost.describe("PARKING_TIME, billed over idle"),
+    flat: dimensionCost,
+  }),
+  price_bound: z.strictObject({
+    applied: z.enum(["min_price", "max_price"]).nullable(),
+    excl_vat_minor: cents.describe("added (positive) or removed (negative) by the bound"),
+    incl_vat_minor: cents,
+  }),
+  total: z
+    .strictObject({ excl_vat_minor: cents, incl_vat_minor: cents })
+    .describe("the four dimensions plus price_bound"),
+  activity: z.strictObject({
+    method: z.enum(["meter_values", "charging_periods"]),
+    reason: z.enum(["no_energy"]).nullable(),
+    start_known: z.boolean(),
+    started_at: z.string(),
+    ended_at: z.string(),
+    charging_seconds: z.number(),
+    idle_seconds: z.number(),
+    waiting_seconds: z.number(),
+    intervals: z.array(
+      z.strictObject({
+        kind: activityKind,
+        start: z.string(),
+        end: z.string(),
+        seconds: z.number(),
+        energy_wh: z.number(),
+      }),
+    ),
+  }),
+  periods: z.array(
+    z.strictObject({
+      start: z.string(),
+      end: z.string(),
+      activity: activityKind,
+      seconds: z.number(),
+      energy_wh: z.number(),
+      energy_before_wh: z.number(),
+      elements: z
+        .strictObject({
+          energy: z.number().int().nullable(),
+          time: z.number().int().nullable(),
+          parking_time: z.number().int().nullable(),
+          flat: z.number().int().nullable(),
+        })
+        .describe("index in `elements` of the element that priced each dimension; null when free"),
+      cost_excl_vat_minor: z
+        .string()
+        .describe("this period's cost excl. VAT before step rounding, cents to 4 places"),
+    }),
+  ),
+});

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { db } from "../db";
 import { call } from "../testing/api";
 import { aTenantWithKey } from "../testing/builders";
+import { priceResultSchema } from "./tariff-schema";
 
 const complex = {
   name: "Peak and off-peak",
@@ -155,7 +156,11 @@ describe("tariffs", () => {
       tariff_id: simple.id,
       tariff_version: 1,
       total: { excl_vat_minor: 700, incl_vat_minor: 700 },
+      pricing_summary: "$0.35 per kWh",
+      price_summary:
+        "20 kWh over 1 h (1 h charging): $7.00 incl. VAT, $7.00 excl. VAT. Energy $7.00.",
     });
+    expect(priceResultSchema.safeParse(quote.body).error).toBeUndefined();
     // inline complex tariff, meter series off-peak (UTC 14:00 = 10:00 New York): 10 kWh at 30c = 300,
     // then 30 idle minutes after charging at $6/h in 60 s steps = 300 cents
     const readings = [
@@ -172,6 +177,11 @@ describe("tariffs", () => {
     expect(sim.body.dimensions.parking_time.excl_vat_minor).toBe(300);
     expect(sim.body.total.excl_vat_minor).toBe(600);
     expect(sim.body.activity).toMatchObject({ method: "meter_values" });
+    expect(sim.body.price_summary).toBe(
+      "10 kWh over 1 h 30 min (1 h charging, 30 min idle): $6.00 incl. VAT, $6.00 excl. VAT. " +
+        "Energy $3.00, idle time $3.00.",
+    );
+    expect(priceResultSchema.safeParse(sim.body).error).toBeUndefined();
     const noStart = await call("POST", `/v1/tenants/${tenantId}/tariffs/simulate`, {
       key,
       body: {

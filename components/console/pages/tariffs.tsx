@@ -26,11 +26,23 @@ type Quote = {
   total: { excl_vat_minor: number; incl_vat_minor: number };
   dimensions: Record<string, Dimension>;
   price_bound: { applied: string | null; excl_vat_minor: number; incl_vat_minor: number };
-  summary?: string;
-  activity?: { method: string };
+  pricing_summary: string;
+  price_summary: string;
 };
 
 const money = (minor: number) => `$${(minor / 100).toFixed(2)}`;
+
+/** Each dimension's name and its billed volume in the unit a person reads. */
+const DIMENSIONS: Record<string, { label: string; volume: (v: number) => string }> = {
+  energy: { label: "Energy", volume: (wh) => `${(wh / 1000).toFixed(3)} kWh` },
+  time: { label: "Charging time", volume: (s) => `${(s / 60).toFixed(1)} min` },
+  parking_time: { label: "Idle time", volume: (s) => `${(s / 60).toFixed(1)} min` },
+  flat: { label: "Session fee", volume: (n) => `${n} ${n === 1 ? "session" : "sessions"}` },
+};
+const BOUNDS: Record<string, string> = {
+  min_price: "Minimum price",
+  max_price: "Maximum price",
+};
 
 const EXAMPLE_COMPLEX = {
   name: "Peak and off-peak",
@@ -304,19 +316,24 @@ function QuotePanel({ tenantId, tariff }: { tenantId: number; tariff: TariffReso
       {quote.error ? <ErrorBox error={quote.error} /> : null}
       {q ? (
         <div className="mt-4" data-testid="quote-result">
-          {q.summary ? <p className="mb-2 text-sm">{q.summary}</p> : null}
-          <Table head={["Dimension", "Volume", "Excl. VAT", "Incl. VAT"]}>
+          <p className="mb-1 text-sm font-medium" data-testid="quote-summary">
+            {q.price_summary}
+          </p>
+          <p className="mb-3 text-xs text-slate-600 dark:text-slate-400">
+            Tariff: {q.pricing_summary}
+          </p>
+          <Table head={["Dimension", "Billed volume", "Excl. VAT", "Incl. VAT"]}>
             {Object.entries(q.dimensions).map(([name, d]) => (
               <tr key={name}>
-                <td className={td}>{name}</td>
-                <td className={td}>{d.volume}</td>
+                <td className={td}>{DIMENSIONS[name]?.label ?? name}</td>
+                <td className={td}>{DIMENSIONS[name]?.volume(d.volume) ?? d.volume}</td>
                 <td className={td}>{money(d.excl_vat_minor)}</td>
                 <td className={td}>{money(d.incl_vat_minor)}</td>
               </tr>
             ))}
             {q.price_bound.applied ? (
               <tr>
-                <td className={td}>{q.price_bound.applied}</td>
+                <td className={td}>{BOUNDS[q.price_bound.applied] ?? q.price_bound.applied}</td>
                 <td className={td} />
                 <td className={td}>{money(q.price_bound.excl_vat_minor)}</td>
                 <td className={td}>{money(q.price_bound.incl_vat_minor)}</td>

@@ -8,6 +8,7 @@ import {
 } from "../../tariffs/manage-tariffs";
 import { quoteTariff, simulateTariff } from "../../tariffs/price-tariff";
 import {
+  priceResultSchema,
   quoteBody,
   simulateBody,
   tariffBody,
@@ -20,11 +21,6 @@ import { defineRoute } from "../route";
 
 const tag = "Tariffs";
 const tariffParams = z.object({ tenant_id: idParam, tariff_id: idParam });
-const priceResult = z
-  .record(z.string(), z.unknown())
-  .describe(
-    "the pricing engine's breakdown: dimensions, total excl./incl. VAT in minor units, activity, periods",
-  );
 const versionNote =
   "2026-10-15 responses carry `elements`, `tariff_alt_text`, `rules`, `time_zone`; 2026-10-14 responses show a complex tariff as its base `rate_minor_per_kwh` plus `is_complex` and `pricing_summary`.";
 
@@ -77,7 +73,7 @@ export const tariffRoutes = [
     params: tenantParams,
     body: simulateBody,
     status: 200,
-    response: priceResult,
+    response: priceResultSchema,
     errors: ["tariff_invalid", "transaction_start_unknown"],
     handler: async ({ params, body, db }) => ({
       body: await simulateTariff({ tenantId: params.tenant_id, input: body, db }),
@@ -161,7 +157,7 @@ export const tariffRoutes = [
     params: tariffParams,
     body: quoteBody,
     status: 200,
-    response: priceResult,
+    response: priceResultSchema,
     handler: async ({ params, body, db }) => ({
       body: await quoteTariff({
         tenantId: params.tenant_id,
