@@ -23,7 +23,17 @@ test("an owner and a viewer work a project through the console, a charger and /v
   await page.waitForURL(/\/console\/t\/\d+\/stations/);
   const tenantId = projectIdOf(page);
   await expect(page.getByTestId("empty-state")).toContainText("No stations yet");
-  await expect(page.getByTestId("project-switcher")).toHaveValue(String(tenantId));
+  // The switcher is a list of links: it opens, shows the current project, and Escape closes it.
+  const switcher = page.getByTestId("project-switcher");
+  await expect(switcher).toContainText("Depot chargers");
+  await switcher.click();
+  await expect(page.getByRole("link", { name: "Depot chargers" })).toHaveAttribute(
+    "aria-current",
+    "page",
+  );
+  await page.keyboard.press("Escape");
+  await expect(switcher).toHaveAttribute("aria-expanded", "false");
+  await expect(switcher).toBeFocused();
   await shot(page, "stations-empty");
 
   // Invite a viewer, who accepts in a second browser context.
@@ -210,6 +220,11 @@ test("an owner and a viewer work a project through the console, a charger and /v
   await page.getByLabel("Energy (kWh)").fill("10");
   await page.getByRole("button", { name: "Price it" }).click();
   await expect(page.getByTestId("quote-total")).toHaveText("$4.00");
+  // 10 kWh over the default 60 minutes at 40 cents: $4.00, in words and with units.
+  await expect(page.getByTestId("quote-summary")).toHaveText(
+    "10 kWh over 1 h (1 h charging): $4.00 incl. VAT, $4.00 excl. VAT. Energy $4.00.",
+  );
+  await expect(page.getByTestId("quote-result")).toContainText("10.000 kWh");
   await shot(page, "tariffs");
   // A complex tariff in the element editor: a bad price is named beside its field, then fixed.
   await page.getByRole("button", { name: "New tariff" }).click();

@@ -19,21 +19,42 @@ export function useMe() {
   return useQuery(trpc.me.queryOptions());
 }
 
-/** The signed-in person's standing in a project: its team, their role and scopes. */
+export type ProjectAccess = {
+  tenant_id: number;
+  name: string;
+  team: { id: number; name: string };
+  role: string | null;
+  platform_role: string | null;
+  scopes: string[];
+};
+
+/** The signed-in person's standing in one project (as /v1 judges it), or an error if none. */
+export function useProjectAccess(tenantId: number | null) {
+  const trpc = useTRPC();
+  return useQuery({
+    ...trpc.project.queryOptions({ tenant_id: tenantId ?? 0 }),
+    enabled: tenantId !== null && tenantId > 0,
+    retry: false,
+  });
+}
+
+/**
+ * The signed-in person's standing in a project: its team, their team role and the scopes their
+ * team role and platform role grant there (platform staff who are not members included).
+ */
 export function useProject(tenantId: number) {
-  const me = useMe();
-  const data = me.data as MeContext | undefined;
-  const team = data?.teams.find((t) => t.projects.some((p) => p.id === tenantId));
-  const project = team?.projects.find((p) => p.id === tenantId);
-  const scopes = new Set(project?.scopes ?? []);
+  const access = useProjectAccess(tenantId);
+  const data = access.data as ProjectAccess | undefined;
+  const scopes = new Set(data?.scopes ?? []);
+  const who = data?.role ?? data?.platform_role ?? "none";
   return {
-    loading: me.isPending,
-    team,
-    project,
-    role: team?.role ?? null,
+    loading: access.isPending,
+    team: data?.team,
+    project: data,
+    role: data?.role ?? null,
     /** null when allowed; otherwise why not, for a disabled button's title */
     denied: (scope: string) =>
-      scopes.has(scope) ? null : `Your role (${team?.role ?? "none"}) does not grant ${scope}.`,
+      scopes.has(scope) ? null : `Your role (${who}) does not grant ${scope}.`,
     can: (scope: string) => scopes.has(scope),
   };
 }

@@ -2,8 +2,8 @@
 
 import Link from "next/link";
 import { usePathname } from "next/navigation";
-import { useState, type ReactNode } from "react";
-import { useMe, type MeContext } from "./context";
+import { useEffect, useId, useRef, useState, type ReactNode } from "react";
+import { useMe, useProjectAccess, type MeContext, type ProjectAccess } from "./context";
 
 function NavLink({ href, children }: { href: string; children: ReactNode }) {
   const path = usePathname();
@@ -23,20 +23,119 @@ function NavLink({ href, children }: { href: string; children: ReactNode }) {
   );
 }
 
+type SwitcherItem = { href: string; label: string; current: boolean };
+
+/**
+ * A disclosure button that opens a list of links (WAI-ARIA disclosure navigation): Tab moves through
+ * the links, Enter follows one, Escape or a click elsewhere closes the list. Links, unlike a
+ * select that navigates on change, never move the person while they browse with the arrow keys.
+ */
+function Switcher({
+  label,
+  current,
+  items,
+  testId,
+  footer,
+}: {
+  label: string;
+  current: string;
+  items: SwitcherItem[];
+  testId: string;
+  footer?: SwitcherItem;
+}) {
+  const [open, setOpen] = useState(false);
+  const id = useId();
+  const box = useRef<HTMLDivElement>(null);
+  const button = useRef<HTMLButtonElement>(null);
+  const path = usePathname();
+  useEffect(() => setOpen(false), [path]);
+  useEffect(() => {
+    if (!open) return;
+    const away = (e: MouseEvent) => {
+      if (!box.current?.contains(e.target as Node)) setOpen(false);
+    };
+    const escape = (e: KeyboardEvent) => {
+      if (e.key !== "Escape") return;
+      setOpen(false);
+      button.current?.focus();
+    };
+    document.addEventListener("mousedown", away);
+    document.addEventListener("keydown", escape);
+    return () => {
+      document.removeEventListener("mousedown", away);
+      document.removeEventListener("keydown", escape);
+    };
+  }, [open]);
+  const link = (item: SwitcherItem) => (
+    <Link
+      href={item.href}
+      aria-current={item.current ? "page" : undefined}
+      onClick={() => setOpen(false)}
+      className={`block rounded px-3 py-1.5 hover:bg-slate-100 focus-visible:ring-2 focus-visible:ring-teal-600 focus-visible:outline-none dark:hover:bg-slate-800 ${
+        item.current ? "font-semibold text-teal-900 dark:text-teal-100" : ""
+      }`}
+    >
+      {item.label}
+    </Link>
+  );
+  return (
+    <div ref={box} className="relative">
+      <button
+        ref={button}
+        type="button"
+        data-testid={testId}
+        aria-expanded={open}
+        aria-controls={id}
+        onClick={() => setOpen((o) => !o)}
+        className="flex max-w-[12rem] items-center gap-1 rounded-md border border-slate-300 bg-white px-2 py-1 focus-visible:ring-2 focus-visible:ring-teal-600 focus-visible:outline-none sm:max-w-xs dark:border-slate-700 dark:bg-slate-900"
+      >
+        <span className="sr-only">{label}: </span>
+        <span className="truncate">{current}</span>
+        <span aria-hidden className="text-xs text-slate-500">
+          ▾
+        </span>
+      </button>
+      {open ? (
+        <div
+          id={id}
+          className="absolute left-0 z-30 mt-1 max-h-80 w-64 max-w-[calc(100vw-2rem)] overflow-auto rounded-md border border-slate-200 bg-white p-1 text-sm shadow-lg dark:border-slate-700 dark:bg-slate-900"
+        >
+          <p className="px-3 py-1 text-xs font-semibold text-slate-500 uppercase">{label}</p>
+          <ul>
+            {items.map((item) => (
+              <li key={item.href}>{link(item)}</li>
+            ))}
+          </ul>
+          {footer ? (
+            <div className="mt-1 border-t border-slate-200 pt-1 dark:border-slate-700">
+              {link(footer)}
+            </div>
+          ) : null}
+        </div>
+      ) : null}
+    </div>
+  );
+}
+
 /** The signed-in frame: top bar with team and project switcher, side navigation, sign-out. */
 export function ConsoleShell({ children }: { children: ReactNode }) {
   const path = usePathname();
   const me = useMe();
   const data = me.data as MeContext | undefined;
   const [open, setOpen] = useState(false);
+  useEffect(() => setOpen(false), [path]);
   const tenantMatch = /^\/console\/t\/(\d+)/.exec(path);
   const teamMatch = /^\/console\/teams\/(\d+)/.exec(path);
   const tenantId = tenantMatch ? Number(tenantMatch[1]) : null;
-  const team =
+  const memberTeam =
     data?.teams.find((t) => t.projects.some((p) => p.id === tenantId)) ??
-    data?.teams.find((t) => t.id === Number(teamMatch?.[1])) ??
-    data?.teams[0];
-  const project = team?.projects.find((p) => p.id === tenantId) ?? null;
+    data?.teams.find((t) => t.id === Number(teamMatch?.[1]));
+  const team = memberTeam ?? (tenantId === null ? data?.teams[0] : undefined);
+  const memberProject = team?.projects.find((p) => p.id === tenantId) ?? null;
+  // A project of a team the person is not in: platform staff reach it through their platform role.
+  const outside = useProjectAccess(data && tenantId !== null && !memberProject ? tenantId : null);
+  const staffProject = outside.data as ProjectAccess | undefined;
+  const project = memberProject ?? (staffProject ? { id: staffProject.tenant_id } : null);
   const section = tenantMatch ? path.slice(tenantMatch[0].length) || "/stations" : "/stations";
   const sectionRoot = `/${section.split("/")[1] ?? "stations"}`;
 
@@ -56,55 +155,48 @@ export function ConsoleShell({ children }: { children: ReactNode }) {
           <Link href="/console" className="font-semibold text-teal-800 dark:text-teal-300">
             Charge Cloud
           </Link>
-          {data && data.teams.length ? (
+          {staffProject && !memberProject ? (
+            <p className="flex flex-wrap items-center gap-2 text-sm" data-testid="platform-access">
+              <span className="rounded bg-amber-100 px-2 py-0.5 text-xs font-semibold text-amber-900 dark:bg-amber-950 dark:text-amber-200">
+                {staffProject.platform_role}
+              </span>
+              <span>
+                {staffProject.team.name} / {staffProject.name}
+              </span>
+            </p>
+          ) : data && data.teams.length && team ? (
             <nav
               aria-label="Team and project"
               className="flex flex-wrap items-center gap-2 text-sm"
             >
-              <label className="sr-only" htmlFor="team-switcher">
-                Team
-              </label>
-              <select
-                id="team-switcher"
-                data-testid="team-switcher"
-                className="rounded-md border border-slate-300 bg-white px-2 py-1 dark:border-slate-700 dark:bg-slate-900"
-                value={team?.id ?? ""}
-                onChange={(e) => {
-                  const next = data.teams.find((t) => t.id === Number(e.target.value));
-                  const first = next?.projects[0];
-                  window.location.assign(
-                    first
-                      ? `/console/t/${first.id}/stations`
-                      : `/console/teams/${next?.id}/projects`,
-                  );
-                }}
-              >
-                {data.teams.map((t) => (
-                  <option key={t.id} value={t.id}>
-                    {t.name}
-                  </option>
-                ))}
-              </select>
+              <Switcher
+                label="Team"
+                testId="team-switcher"
+                current={team.name}
+                items={data.teams.map((t) => ({
+                  href: t.projects[0]
+                    ? `/console/t/${t.projects[0].id}/stations`
+                    : `/console/teams/${t.id}/projects`,
+                  label: t.name,
+                  current: t.id === team.id,
+                }))}
+              />
               <span aria-hidden>/</span>
-              <label className="sr-only" htmlFor="project-switcher">
-                Project
-              </label>
-              <select
-                id="project-switcher"
-                data-testid="project-switcher"
-                className="rounded-md border border-slate-300 bg-white px-2 py-1 dark:border-slate-700 dark:bg-slate-900"
-                value={project?.id ?? ""}
-                onChange={(e) =>
-                  window.location.assign(`/console/t/${e.target.value}${sectionRoot}`)
-                }
-              >
-                {!project ? <option value="">Choose a project</option> : null}
-                {team?.projects.map((p) => (
-                  <option key={p.id} value={p.id}>
-                    {p.name}
-                  </option>
-                ))}
-              </select>
+              <Switcher
+                label="Project"
+                testId="project-switcher"
+                current={memberProject?.name ?? "Choose a project"}
+                items={team.projects.map((p) => ({
+                  href: `/console/t/${p.id}${sectionRoot}`,
+                  label: p.name,
+                  current: p.id === memberProject?.id,
+                }))}
+                footer={{
+                  href: `/console/teams/${team.id}/projects`,
+                  label: "All projects of this team",
+                  current: false,
+                }}
+              />
             </nav>
           ) : null}
           <div className="ml-auto flex items-center gap-3 text-sm">
@@ -130,12 +222,11 @@ export function ConsoleShell({ children }: { children: ReactNode }) {
           </div>
         </div>
       </header>
-      <div className="mx-auto flex max-w-7xl gap-6 px-4 py-6">
+      <div className="mx-auto flex max-w-7xl flex-col gap-6 px-4 py-6 md:flex-row">
         <nav
           id="console-nav"
           aria-label="Console"
-          className={`${open ? "block" : "hidden"} fixed inset-x-0 top-12 z-20 border-b border-slate-200 bg-white p-3 md:static md:block md:w-52 md:shrink-0 md:border-0 md:bg-transparent md:p-0 dark:border-slate-800 dark:bg-slate-950 md:dark:bg-transparent`}
-          onClick={() => setOpen(false)}
+          className={`${open ? "block" : "hidden"} rounded-md border border-slate-200 p-2 md:block md:w-52 md:shrink-0 md:border-0 md:p-0 dark:border-slate-800`}
         >
           {project ? (
             <>

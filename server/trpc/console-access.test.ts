@@ -314,6 +314,37 @@ describe("the console's context", () => {
       ]);
     }
   });
+
+  it("gives a project's standing as /v1 judges it, platform staff outside the team included", async () => {
+    const project = await aTenantWithKey();
+    const standing = async (userId: number) =>
+      (await consoleAs(userId)).project({ tenant_id: project.tenantId });
+
+    const operator = await aMember(project.teamId, "operator");
+    expect(await standing(operator.userId)).toMatchObject({
+      tenant_id: project.tenantId,
+      team: { id: project.teamId },
+      role: "operator",
+      platform_role: null,
+      scopes: [...ROLE_SCOPES.operator].sort(),
+    });
+    // Staff are in no team here: `me` lists nothing, but their platform role reaches the project.
+    for (const role of ["platform-admin", "platform-support"] as const) {
+      const staff = await aUser({ platformRole: role });
+      expect((await (await consoleAs(staff.userId)).me()).teams).toEqual([]);
+      expect(await standing(staff.userId)).toMatchObject({
+        role: null,
+        platform_role: role,
+        scopes: [...ROLE_SCOPES[role]].sort(),
+      });
+    }
+    // Someone from elsewhere, and a project that does not exist, get /v1's 404 `not_found`.
+    const outsider = await aUser();
+    expect((await refusal(standing(outsider.userId))).body.code).toBe("not_found");
+    const nobody = await consoleAs(operator.userId);
+    const missing = await refusal(nobody.project({ tenant_id: 2_000_000_000 }));
+    expect(missing.code).toBe("NOT_FOUND");
+  });
 });
 
 describe("the /api/trpc wire format", () => {

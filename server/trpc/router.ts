@@ -1,7 +1,9 @@
 import { z } from "zod";
 import { db } from "../db";
+import { ApiError, type ErrorBody } from "../errors";
+import { resolveTenantAccess } from "../http/auth";
 import { handleV1, allRoutes } from "../http/routes";
-import type { ErrorBody } from "../errors";
+import { isPlatformRole } from "../teams/roles";
 import { myContext } from "../teams/teams";
 import { ConsoleApiError, protectedProcedure, router } from "./init";
 import { CONSOLE_MUTATIONS, CONSOLE_QUERIES, type ConsoleOperation } from "./operations";
@@ -68,9 +70,39 @@ const mutations = Object.fromEntries(CONSOLE_MUTATIONS.map((id) => [id, mutation
   ReturnType<typeof mutation>
 >;
 
+/**
+ * The signed-in person's standing in one project, by the same rule /v1 applies: their team role,
+ * their platform role, and the scopes the two grant. Platform staff who are not members get their
+ * platform scopes here (`me` lists memberships only). An unknown project, or one they cannot reach,
+ * is NOT_FOUND with /v1's `not_found` body.
+ */
+async function projectAccess(caller: Parameters<typeof myContext>[1], tenantId: number) {
+  try {
+    const access = await resolveTenantAccess(db(), caller, tenantId);
+    const tenant = await db().tenant.findUniqueOrThrow({
+      where: { id: tenantId },
+      select: { name: true, team: { select: { id: true, name: true } } },
+    });
+    return {
+      tenant_id: tenantId,
+      name: tenant.name,
+      team: tenant.team,
+      role: access.roles.find((r) => !isPlatformRole(r)) ?? null,
+      platform_role: caller.platformRole,
+      scopes: [...access.scopes].sort(),
+    };
+  } catch (error) {
+    if (error instanceof ApiError) throw new ConsoleApiError(error.status, error.toBody().error);
+    throw error;
+  }
+}
+
 export const appRouter = router({
   /** who is signed in, their teams and projects with their scopes in each */
   me: protectedProcedure.query(({ ctx }) => myContext(db(), ctx.caller)),
+  project: protectedProcedure
+    .input(z.object({ tenant_id: z.number().int().positive().max(2_147_483_647) }))
+    .query(({ ctx, input }) => projectAccess(ctx.caller, input.tenant_id)),
   v1: router({ ...queries, ...mutations }),
 });
 
