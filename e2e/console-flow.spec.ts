@@ -143,6 +143,7 @@ test("an owner and a viewer work a project through the console, a charger and /v
 
     await page.getByRole("button", { name: "Start charging" }).click();
     await expect(page.getByTestId("operation-status")).toHaveText("succeeded");
+    await expect(page.getByTestId("operation-result")).toHaveText("Charger answered Accepted");
     await shot(page, "station-live");
 
     // The viewer sees the station but cannot command it, on the console and on /v1.

@@ -1,6 +1,7 @@
 "use client";
 
 import { useState } from "react";
+import { EVENT_TYPES } from "@/server/webhooks/webhook-schema";
 import { useProject } from "../context";
 import { useV1, useV1Mutation } from "../hooks";
 import { newRequestKey } from "../trpc";
@@ -260,10 +261,16 @@ export function EventsPage({ tenantId }: { tenantId: number }) {
       >
         <TextField
           label="Types"
-          placeholder="connector.status_changed,transaction.started"
+          placeholder="connector.status_changed,station.connected"
+          list="event-types"
           value={type}
           onChange={(e) => setType(e.target.value)}
         />
+        <datalist id="event-types">
+          {Object.keys(EVENT_TYPES).map((t) => (
+            <option key={t} value={t} />
+          ))}
+        </datalist>
         <TextField
           label="Station ID"
           inputMode="numeric"

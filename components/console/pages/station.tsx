@@ -143,7 +143,7 @@ export function StationPage({ tenantId, stationId }: { tenantId: number; station
               empty={<Empty title="No operations yet" />}
             >
               {(d) => (
-                <Table head={["When", "Action", "Status", "Result"]}>
+                <Table head={["When", "Action", "Status", "Outcome"]}>
                   {d.data.map((o) => (
                     <tr key={o.id} data-testid="operation-row">
                       <td className={td}>{when(o.created_at)}</td>
@@ -151,10 +151,8 @@ export function StationPage({ tenantId, stationId }: { tenantId: number; station
                       <td className={td}>
                         <Badge value={o.status} />
                       </td>
-                      <td className={`${td} text-xs`}>
-                        <code className="break-all">
-                          {o.result ? JSON.stringify(o.result) : ""}
-                        </code>
+                      <td className={`${td} text-sm`}>
+                        <Outcome operation={o} />
                       </td>
                     </tr>
                   ))}
@@ -311,14 +309,44 @@ function Commands({
       {current ? (
         <p className="mt-3 text-sm" aria-live="polite">
           {current.action}: <Badge testId="operation-status" value={current.status} />
-          {current.result ? (
-            <code className="ml-2 text-xs break-all" data-testid="operation-result">
-              {JSON.stringify(current.result)}
-            </code>
-          ) : null}
+          <span className="ml-2">
+            <Outcome operation={current} testId="operation-result" />
+          </span>
         </p>
       ) : null}
     </Card>
+  );
+}
+
+/**
+ * An operation's result in words (what the charger answered, or the error's code and message),
+ * with the raw result one click away. Charger-supplied values are rendered as text only.
+ */
+function Outcome({ operation, testId }: { operation: OperationResource; testId?: string }) {
+  const result = operation.result as {
+    charger_status?: unknown;
+    applied?: unknown;
+    error?: { code?: unknown; message?: unknown };
+  } | null;
+  if (!result) {
+    return operation.status === "dispatching" ? (
+      <span className="text-slate-500">waiting for the charger…</span>
+    ) : null;
+  }
+  const words = result.error
+    ? `${String(result.error.code)}: ${String(result.error.message)}`
+    : typeof result.charger_status === "string"
+      ? `Charger answered ${result.charger_status}`
+      : typeof result.applied === "string"
+        ? `Password ${result.applied === "pushed" ? "pushed to the charger" : "stored for the next connection"}`
+        : "Done";
+  return (
+    <details className="inline-block max-w-full align-top">
+      <summary className="cursor-pointer" data-testid={testId}>
+        {words}
+      </summary>
+      <code className="block text-xs break-all">{JSON.stringify(result)}</code>
+    </details>
   );
 }
 
