@@ -26,6 +26,7 @@ export type ProjectAccess = {
   role: string | null;
   platform_role: string | null;
   scopes: string[];
+  can: { manage_team: boolean; read_team: boolean; manage_project_keys: boolean };
 };
 
 /** The signed-in person's standing in one project (as /v1 judges it), or an error if none. */
@@ -52,6 +53,10 @@ export function useProject(tenantId: number) {
     team: data?.team,
     project: data,
     role: data?.role ?? null,
+    /** who the person is here, for messages: their team role, else their platform role */
+    who,
+    /** team-level permissions as /v1 decides them */
+    may: data?.can ?? { manage_team: false, read_team: false, manage_project_keys: false },
     /** null when allowed; otherwise why not, for a disabled button's title */
     denied: (scope: string) =>
       scopes.has(scope) ? null : `Your role (${who}) does not grant ${scope}.`,

@@ -25,10 +25,23 @@ export async function teamAccess(
   return { teamId, role, platformRole: caller.platformRole };
 }
 
+/**
+ * Whether a team role and platform role together allow a team-level thing: platform admins act as
+ * team admins (except for workspace keys); for reads, platform support may see what it guards.
+ */
+export function teamAllows(
+  access: Pick<TeamAccess, "role" | "platformRole">,
+  permission: TeamPermission,
+  kind: "write" | "read" = "write",
+): boolean {
+  if (roleAllows(access.role, permission)) return true;
+  if (access.platformRole === "platform-admin" && permission !== "manageWorkspaceKeys") return true;
+  return kind === "read" && access.platformRole === "platform-support";
+}
+
 /** Throws 403 unless the caller's role (or platform role) allows the permission. */
 export function requireTeam(access: TeamAccess, permission: TeamPermission, what: string): void {
-  if (roleAllows(access.role, permission)) return;
-  if (access.platformRole === "platform-admin" && permission !== "manageWorkspaceKeys") return;
+  if (teamAllows(access, permission)) return;
   throw new ApiError("forbidden", `Your role in this team cannot ${what}.`, {
     role: access.role,
     required_roles: roleNames(permission),
@@ -43,6 +56,6 @@ export function requireTeamRead(
   permission: TeamPermission,
   what: string,
 ): void {
-  if (access.platformRole === "platform-support") return;
+  if (teamAllows(access, permission, "read")) return;
   requireTeam(access, permission, what);
 }

@@ -327,8 +327,20 @@ describe("the console's context", () => {
       role: "operator",
       platform_role: null,
       scopes: [...ROLE_SCOPES.operator].sort(),
+      can: { manage_team: false, read_team: false, manage_project_keys: false },
+    });
+    const developer = await aMember(project.teamId, "developer");
+    expect((await standing(developer.userId)).can).toEqual({
+      manage_team: false,
+      read_team: false,
+      manage_project_keys: true,
     });
     // Staff are in no team here: `me` lists nothing, but their platform role reaches the project.
+    // Platform admins act as team admins; platform support reads.
+    const staffCan = {
+      "platform-admin": { manage_team: true, read_team: true, manage_project_keys: true },
+      "platform-support": { manage_team: false, read_team: true, manage_project_keys: false },
+    };
     for (const role of ["platform-admin", "platform-support"] as const) {
       const staff = await aUser({ platformRole: role });
       expect((await (await consoleAs(staff.userId)).me()).teams).toEqual([]);
@@ -336,7 +348,13 @@ describe("the console's context", () => {
         role: null,
         platform_role: role,
         scopes: [...ROLE_SCOPES[role]].sort(),
+        can: staffCan[role],
       });
+      // What `can` says matches what /v1 does: listing the project's keys.
+      const keys = await call("GET", `/v1/tenants/${project.tenantId}/api-keys`, {
+        key: staff.token,
+      });
+      expect(keys.status).toBe(staffCan[role].manage_project_keys ? 200 : 403);
     }
     // Someone from elsewhere, and a project that does not exist, get /v1's 404 `not_found`.
     const outsider = await aUser();

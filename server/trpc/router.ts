@@ -4,6 +4,7 @@ import { ApiError, type ErrorBody } from "../errors";
 import { resolveTenantAccess } from "../http/auth";
 import { handleV1, allRoutes } from "../http/routes";
 import { isPlatformRole } from "../teams/roles";
+import { teamAllows } from "../teams/team-access";
 import { myContext } from "../teams/teams";
 import { ConsoleApiError, protectedProcedure, router } from "./init";
 import { CONSOLE_MUTATIONS, CONSOLE_QUERIES, type ConsoleOperation } from "./operations";
@@ -83,13 +84,23 @@ async function projectAccess(caller: Parameters<typeof myContext>[1], tenantId: 
       where: { id: tenantId },
       select: { name: true, team: { select: { id: true, name: true } } },
     });
+    const standing = {
+      role: access.roles.find((r) => !isPlatformRole(r)) ?? null,
+      platformRole: caller.platformRole,
+    };
     return {
       tenant_id: tenantId,
       name: tenant.name,
       team: tenant.team,
-      role: access.roles.find((r) => !isPlatformRole(r)) ?? null,
-      platform_role: caller.platformRole,
+      role: standing.role,
+      platform_role: standing.platformRole,
       scopes: [...access.scopes].sort(),
+      /** the team-level things /v1 lets this person do here (same rule as its routes) */
+      can: {
+        manage_team: teamAllows(standing, "manageTeam"),
+        read_team: teamAllows(standing, "manageTeam", "read"),
+        manage_project_keys: teamAllows(standing, "manageProjectKeys"),
+      },
     };
   } catch (error) {
     if (error instanceof ApiError) throw new ConsoleApiError(error.status, error.toBody().error);

@@ -334,7 +334,7 @@ const PROJECT_SCOPES = [
 
 export function ApiKeysPage({ tenantId }: { tenantId: number }) {
   const project = useProject(tenantId);
-  const manages = ["owner", "admin", "developer"].includes(project.role ?? "");
+  const manages = project.may.manage_project_keys;
   const keys = useV1<{ data: ApiKey[] }>(
     "listProjectApiKeys",
     { params: { tenant_id: tenantId } },
@@ -349,7 +349,7 @@ export function ApiKeysPage({ tenantId }: { tenantId: number }) {
       <>
         <PageHeader title="API keys" />
         <Empty title="Only owners, admins and developers manage API keys">
-          Your role: {project.role ?? "none"}.
+          Your role: {project.who}.
         </Empty>
       </>
     );
@@ -475,7 +475,7 @@ function SettingsForm({ tenant }: { tenant: Tenant }) {
   const update = useV1Mutation<Tenant>("updateTenant");
   const [name, setName] = useState(tenant.name);
   const [mode, setMode] = useState(tenant.authorization_mode);
-  const manages = ["owner", "admin"].includes(project.role ?? "");
+  const manages = project.may.manage_team;
   return (
     <Card>
       <form
