@@ -78,6 +78,13 @@ describe("admin CLI", () => {
     );
     expect(JSON.parse(created.stdout).api_key.scopes).toEqual(["billing:read", "billing:write"]);
 
+    const limited = admin("set-rate-limit", boot.api_key.id, "60");
+    expect(limited.code, limited.stderr).toBe(0);
+    expect(JSON.parse(limited.stdout)).toEqual({ id: boot.api_key.id, rate_limit_per_minute: 60 });
+    const missing = admin("set-rate-limit", "key_doesnotexist", "60");
+    expect(missing.code).toBe(1);
+    expect(missing.stdout).toBe("");
+
     const revoked = admin("revoke-key", boot.api_key.id);
     expect(JSON.parse(revoked.stdout)).toMatchObject({ id: boot.api_key.id, revoked: true });
   }, 60_000);

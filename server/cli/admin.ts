@@ -119,9 +119,8 @@ async function run(argv: string[]): Promise<unknown> {
           `set-rate-limit takes a key ID and an integer from ${RATE_LIMIT_MIN} to ${RATE_LIMIT_MAX}`,
         );
       }
-      if (!(await db().apiKey.findUnique({ where: { id: keyId } })))
-        throw new NotFoundError(`no key ${keyId}`);
-      const key = await setApiKeyRateLimit({ keyId, perMinute });
+      const key = await setApiKeyRateLimit({ keyId, perMinute, changedBy: null });
+      if (!key) throw new NotFoundError(`no key ${keyId}`);
       return { id: key.id, rate_limit_per_minute: key.rateLimitPerMinute };
     }
     case "set-authorization": {

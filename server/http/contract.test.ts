@@ -159,7 +159,7 @@ describe("versioning", () => {
 describe("rate limit", () => {
   it("answers 429 with Retry-After past the key's limit, and counts per key", async () => {
     const { tenantId, key, keyId } = await aTenantWithKey();
-    await setApiKeyRateLimit({ keyId, perMinute: 3 });
+    await setApiKeyRateLimit({ keyId, perMinute: 3, changedBy: null });
     const other = await anotherKey(tenantId, ["stations:read"]);
     const responses = [];
     for (let i = 0; i < 4; i++)

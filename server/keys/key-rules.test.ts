@@ -234,8 +234,20 @@ describe("PUT /v1/admin/api-keys/{key_id}/rate-limit", () => {
       (e: { type: string }) => e.type === "api_key.rate_limit_changed",
     );
     expect(changes.map((e: { data: unknown }) => e.data)).toEqual([
-      { key_id: project.keyId, requests_per_minute: 1, previous: 180, changed_by: owner.userId },
-      { key_id: project.keyId, requests_per_minute: 1200, previous: 1, changed_by: owner.userId },
+      {
+        key_id: project.keyId,
+        tenant_id: project.tenantId,
+        requests_per_minute: 1,
+        previous: 180,
+        changed_by: owner.userId,
+      },
+      {
+        key_id: project.keyId,
+        tenant_id: project.tenantId,
+        requests_per_minute: 1200,
+        previous: 1,
+        changed_by: owner.userId,
+      },
     ]);
     expect(changes[0].resource_id).toBe(project.keyId);
   });

@@ -3,7 +3,6 @@ import type { Db, DbTx } from "../db";
 import { ApiError } from "../errors";
 import type { UserCaller } from "../http/auth";
 import { API_VERSIONS, type ApiVersion } from "../http/versions";
-import { appendEvent } from "../events/append-event";
 import { roleAllows, scopesOf, TEAM_PERMISSIONS } from "../teams/roles";
 import { requireTeam, teamAccess } from "../teams/team-access";
 import { createApiKey } from "./create-api-key";
@@ -265,10 +264,8 @@ export const rateLimitBody = z
 
 /**
  * `PUT /v1/admin/api-keys/{key_id}/rate-limit`: an owner or admin of the key's team, or a platform
- * admin; anyone else 403 `forbidden`, an unknown key 404. The limiter reads the key's row on every
- * request and counts against the current window, so the new limit applies to the next request.
- * Recorded as `api_key.rate_limit_changed` in the key's project event log; workspace keys have no
- * project, so their changes are not logged.
+ * admin; anyone else 403 `forbidden`, an unknown key 404. Applied and recorded by
+ * `setApiKeyRateLimit` (effective from the key's next request; logged as an event).
  */
 export async function changeRateLimit(
   db: Db,
@@ -276,18 +273,13 @@ export async function changeRateLimit(
   keyId: string,
   perMinute: number,
 ) {
-  return db.$transaction(async (tx) => {
-    // Lock the key so `previous` is the value this change replaces, even under concurrent changes.
-    const locked = await tx.$queryRaw<{ id: string }[]>`
-      SELECT id FROM api_keys WHERE id = ${keyId} FOR UPDATE`;
-    const key = locked[0]
-      ? await tx.apiKey.findUnique({ where: { id: keyId }, include: { tenant: true } })
-      : null;
-    const teamId = key?.tenant?.teamId ?? key?.teamId ?? null;
-    if (!key || teamId === null) {
-      throw new ApiError("not_found", "No such API key.", { resource: "api_key" });
-    }
-    if (caller.platformRole !== "platform-admin") {
+  const changed = await setApiKeyRateLimit({
+    keyId,
+    perMinute,
+    changedBy: caller.userId,
+    db,
+    authorize: async (teamId, tx) => {
+      if (caller.platformRole === "platform-admin") return;
       const member = await tx.teamMember.findUnique({
         where: { teamId_userId: { teamId, userId: caller.userId } },
       });
@@ -298,24 +290,10 @@ export async function changeRateLimit(
           { key_id: keyId, required_roles: [...TEAM_PERMISSIONS.manageTeam, "platform-admin"] },
         );
       }
-    }
-    await setApiKeyRateLimit({ keyId, perMinute, db: tx });
-    if (key.tenantId !== null) {
-      await appendEvent({
-        db: tx,
-        tenantId: key.tenantId,
-        type: "api_key.rate_limit_changed",
-        resourceId: keyId,
-        data: {
-          key_id: keyId,
-          requests_per_minute: perMinute,
-          previous: key.rateLimitPerMinute,
-          changed_by: caller.userId,
-        },
-      });
-    }
-    return presentKey(
-      await tx.apiKey.findUniqueOrThrow({ where: { id: keyId }, include: withOwner }),
-    );
+    },
   });
+  if (!changed) throw new ApiError("not_found", "No such API key.", { resource: "api_key" });
+  return presentKey(
+    await db.apiKey.findUniqueOrThrow({ where: { id: keyId }, include: withOwner }),
+  );
 }

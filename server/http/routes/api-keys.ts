@@ -123,7 +123,7 @@ export const apiKeyRoutes = [
     operationId: "setApiKeyRateLimit",
     summary: "Set a key's rate limit (requests per minute, 1 to 1200)",
     description:
-      "`requests_per_minute`: integer 1 to 1200. Signed-in owners and admins of the key's team, or platform admins; anyone else 403 `forbidden`; an unknown key 404. Applies from the key's next request, within the current minute: the limiter reads the key's limit on each request and counts against the minute already under way. Recorded as `api_key.rate_limit_changed` (data: `key_id`, `requests_per_minute`, `previous`, `changed_by` user ID) in the key's project event log; workspace keys have no project, so their changes are not recorded as events.",
+      "`requests_per_minute`: integer 1 to 1200. Signed-in owners and admins of the key's team, or platform admins; anyone else 403 `forbidden`; an unknown key 404. Applies from the key's next request, within the current minute: the limiter reads the key's limit on each request and counts against the minute already under way. Recorded as `api_key.rate_limit_changed` (data: `key_id`, `tenant_id` (null for a workspace key), `requests_per_minute`, `previous`, `changed_by` user ID, null when changed from the operator's command line) in the key's workspace event log (`GET /v1/events`) and, for a project key, in the project's event log too, where webhooks can carry it.",
     tag,
     auth: "user",
     params: z.object({ key_id: keyId }),

@@ -1,5 +1,10 @@
 import { z } from "zod";
 import { eventSchema, listEvents } from "../../events/list-events";
+import {
+  listWorkspaceEvents,
+  workspaceEventSchema,
+  workspaceOf,
+} from "../../events/workspace-events";
 import { MAX_CURSOR, paginationQuery } from "../pagination";
 import { tenantParams } from "../params";
 import { defineRoute } from "../route";
@@ -40,6 +45,31 @@ export const eventRoutes = [
         stationId: query.station_id,
         scopes: principal.scopes,
         db,
+      }),
+    }),
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/v1/events",
+    operationId: "listWorkspaceEvents",
+    summary: "The workspace's event log, in sequence order",
+    description:
+      "Events of the team itself rather than of one project: today `api_key.rate_limit_changed` for any of the team's keys (data: `key_id`, `tenant_id` (null for a workspace key), `requests_per_minute`, `previous`, `changed_by` user ID). A workspace key (scope `sandbox:read`) reads its team's log; a signed-in user reads their own workspace's, the oldest team they own (403 `no_grant` when they own none); a project key gets 403 `forbidden` and reads `/v1/tenants/{tenant_id}/events` instead. Paging as for the tenant log: continue with `after` = `next_cursor`, which is the last sequence returned, or `after` itself on an empty page.",
+    tag: "Events",
+    auth: "caller",
+    query: paginationQuery,
+    status: 200,
+    response: z.object({
+      data: z.array(workspaceEventSchema),
+      next_cursor: z.number().int(),
+      has_more: z.boolean(),
+    }),
+    errors: ["no_grant"],
+    handler: async ({ caller, query, db }) => ({
+      body: await listWorkspaceEvents(db, {
+        teamId: await workspaceOf(db, caller),
+        after: query.after,
+        limit: query.limit,
       }),
     }),
   }),
