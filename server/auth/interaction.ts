@@ -1,8 +1,10 @@
 import { db } from "../db";
 import { env } from "../env";
 import { ApiError } from "../errors";
+import { clientAddress } from "../http/client-address";
 import { consumeRateLimit } from "../http/rate-limit";
 import { checkPassword, signUp } from "./accounts";
+import { oidcProvider } from "./oidc-provider";
 
 /** Password attempts per email per minute, and sign-ups per client address per minute. */
 export const LOGIN_ATTEMPTS_PER_MINUTE = 10;
@@ -18,10 +20,6 @@ async function withinLimit(bucket: string, limit: number): Promise<boolean> {
     throw error;
   }
 }
-
-const clientAddress = (request: Request) =>
-  request.headers.get("x-forwarded-for")?.split(",")[0]?.trim() || "local";
-import { oidcProvider } from "./oidc-provider";
 
 const see = (location: string) =>
   new Response(null, { status: 303, headers: { Location: location, "Cache-Control": "no-store" } });
