@@ -114,26 +114,18 @@ async function main() {
   const config = envOrExit();
   let database: EmbeddedDatabase | undefined;
   const children: ChildProcess[] = [];
+  const closed = new Map<ChildProcess, Promise<void>>();
   let stopping = false;
   const stop = async (code: number) => {
     if (stopping) return;
     stopping = true;
     for (const child of children) if (child.exitCode === null) child.kill("SIGTERM");
+    // Wait for "close", not "exit": a child's last log lines are still in its pipes at "exit".
     await Promise.all(
-      children.map(
-        (child) =>
-          new Promise<void>((resolve) => {
-            if (child.exitCode !== null || child.signalCode !== null) return resolve();
-            const timer = setTimeout(() => {
-              child.kill("SIGKILL");
-              resolve();
-            }, 10_000);
-            child.once("exit", () => {
-              clearTimeout(timer);
-              resolve();
-            });
-          }),
-      ),
+      children.map((child) => {
+        const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
+        return closed.get(child)!.then(() => clearTimeout(timer));
+      }),
     );
     await database
       ?.stop()
@@ -169,6 +161,9 @@ async function main() {
       stdio: ["ignore", "pipe", "pipe"],
     });
     children.push(web, ocpp);
+    for (const child of children) {
+      closed.set(child, new Promise((resolve) => child.once("close", () => resolve())));
+    }
     prefixed(web, "web ");
     prefixed(ocpp, "ocpp");
     for (const [child, name] of [
