@@ -66,6 +66,7 @@ test("an owner and a viewer work a project through the console, a charger and /v
   await page.goto(`${base()}/console/t/${tenantId}/api-keys`);
   await page.getByLabel("Name").fill("backend");
   for (const scope of ["stations:write", "stations:control"]) await page.getByLabel(scope).check();
+  await page.getByLabel("API version").selectOption("2026-10-14");
   await page.getByRole("button", { name: "Create key" }).click();
   await expect(page.getByTestId("secret-once")).toContainText("cpk_live_");
   await page.getByRole("button", { name: "Copy" }).click();
@@ -77,7 +78,17 @@ test("an owner and a viewer work a project through the console, a charger and /v
     headers: { authorization: `Bearer ${key}` },
   });
   expect(viaKey.status()).toBe(200);
+  expect(viaKey.headers()["service-version"]).toBe("2026-10-14");
   await expect(page.getByTestId("api-key-row")).toContainText("backend");
+  await expect(page.getByTestId("api-key-row")).toContainText("2026-10-14");
+  // Revoking asks once more; then the key is refused on its next request.
+  await page.getByRole("button", { name: "Revoke backend" }).click();
+  await page.getByRole("button", { name: "Revoke now" }).click();
+  await expect(page.getByTestId("api-key-row")).toContainText("revoked");
+  const revoked = await page.request.get(`${base()}/v1/tenants/${tenantId}/stations`, {
+    headers: { authorization: `Bearer ${key}` },
+  });
+  expect(revoked.status()).toBe(401);
 
   // A location and a station, registered in the console.
   await page.goto(`${base()}/console/t/${tenantId}/locations`);

@@ -1,6 +1,7 @@
 "use client";
 
 import { useState } from "react";
+import { API_VERSIONS } from "@/server/http/versions";
 import { EVENT_TYPES } from "@/server/webhooks/webhook-schema";
 import { useProject } from "../context";
 import { useV1, useV1Mutation } from "../hooks";
@@ -344,6 +345,8 @@ export function ApiKeysPage({ tenantId }: { tenantId: number }) {
   const revoke = useV1Mutation<ApiKey>("revokeProjectApiKey");
   const [name, setName] = useState("");
   const [scopes, setScopes] = useState<string[]>(["stations:read"]);
+  const [version, setVersion] = useState("");
+  const [confirming, setConfirming] = useState<string | null>(null);
   if (!project.loading && !manages) {
     return (
       <>
@@ -365,7 +368,14 @@ export function ApiKeysPage({ tenantId }: { tenantId: number }) {
           onSubmit={(e) => {
             e.preventDefault();
             void create
-              .run({ params: { tenant_id: tenantId }, body: { name: name || undefined, scopes } })
+              .run({
+                params: { tenant_id: tenantId },
+                body: {
+                  name: name || undefined,
+                  scopes,
+                  ...(version ? { api_version: version } : {}),
+                },
+              })
               .then(
                 () => setName(""),
                 () => undefined,
@@ -396,6 +406,20 @@ export function ApiKeysPage({ tenantId }: { tenantId: number }) {
               ))}
             </div>
           </fieldset>
+          <div className="mt-3 max-w-xs">
+            <SelectField
+              label="API version"
+              value={version}
+              onChange={(e) => setVersion(e.target.value)}
+            >
+              <option value="">Latest ({API_VERSIONS[0]}), moving with new releases</option>
+              {API_VERSIONS.map((v) => (
+                <option key={v} value={v}>
+                  Pinned to {v}
+                </option>
+              ))}
+            </SelectField>
+          </div>
           <Button
             type="submit"
             variant="primary"
@@ -435,16 +459,27 @@ export function ApiKeysPage({ tenantId }: { tenantId: number }) {
                 <td className={td}>
                   {k.revoked_at ? (
                     <Badge value="revoked" />
+                  ) : confirming === k.id ? (
+                    <span className="flex flex-wrap gap-2">
+                      <Button
+                        variant="danger"
+                        onClick={() =>
+                          void revoke.run({ params: { tenant_id: tenantId, key_id: k.id } }).then(
+                            () => setConfirming(null),
+                            () => undefined,
+                          )
+                        }
+                      >
+                        Revoke now
+                      </Button>
+                      <Button onClick={() => setConfirming(null)}>Keep it</Button>
+                    </span>
                   ) : (
                     <Button
-                      variant="danger"
-                      onClick={() =>
-                        void revoke
-                          .run({ params: { tenant_id: tenantId, key_id: k.id } })
-                          .catch(() => undefined)
-                      }
+                      onClick={() => setConfirming(k.id)}
+                      aria-label={`Revoke ${k.name ?? k.prefix}`}
                     >
-                      Revoke
+                      Revoke…
                     </Button>
                   )}
                 </td>
