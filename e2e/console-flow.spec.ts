@@ -254,6 +254,35 @@ test("an owner and a viewer work a project through the console, a charger and /v
   await page.getByRole("button", { name: "Create tariff" }).click();
   await expect(page.getByTestId("tariff-row").filter({ hasText: "complex" })).toHaveCount(1);
 
+  // At phone width (the viewer's context), every project page fits the screen: nothing makes the
+  // page scroll sideways (wide tables scroll inside their own box), and the menu opens in the flow.
+  for (const section of [
+    "stations",
+    "locations",
+    "transactions",
+    "events",
+    "webhooks",
+    "tariffs",
+    "api-keys",
+    "settings",
+  ]) {
+    await viewer.goto(`${base()}/console/t/${tenantId}/${section}`);
+    await expect(viewer.getByRole("heading", { level: 1 })).toBeVisible();
+    await expect(viewer.getByTestId("loading-state")).toHaveCount(0);
+    const overflow = await viewer.evaluate(
+      () => document.documentElement.scrollWidth - window.innerWidth,
+    );
+    expect(overflow, `${section} scrolls sideways at phone width`).toBeLessThanOrEqual(0);
+    await shot(viewer, `${section}-phone`);
+  }
+  await viewer.getByRole("button", { name: "Menu" }).click();
+  await viewer
+    .getByRole("navigation", { name: "Console" })
+    .getByRole("link", { name: "Events" })
+    .click();
+  await viewer.waitForURL(new RegExp(`/console/t/${tenantId}/events$`));
+  await expect(viewer.getByRole("navigation", { name: "Console" })).toBeHidden();
+
   // The station, without charging history, is deleted after its name is typed.
   await page.goto(`${base()}${stationPath}`);
   const del = page.getByRole("button", { name: "Delete", exact: true });

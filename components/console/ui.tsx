@@ -107,7 +107,12 @@ export function Card({
 
 export function Loading({ label = "Loading…" }: { label?: string }) {
   return (
-    <div role="status" aria-busy="true" className="animate-pulse py-6 text-sm text-slate-500">
+    <div
+      role="status"
+      aria-busy="true"
+      data-testid="loading-state"
+      className="animate-pulse py-6 text-sm text-slate-500"
+    >
       {label}
     </div>
   );
@@ -280,9 +285,26 @@ export function Badge({ value, testId }: { value: string; testId?: string }) {
   );
 }
 
-export function Table({ head, children }: { head: string[]; children: ReactNode }) {
+/**
+ * A table in a box that scrolls sideways when it is wider than the screen; the box takes keyboard
+ * focus so people without a pointer can scroll it too (arrow keys).
+ */
+export function Table({
+  head,
+  label = "Table",
+  children,
+}: {
+  head: string[];
+  label?: string;
+  children: ReactNode;
+}) {
   return (
-    <div className="overflow-x-auto">
+    <div
+      className="overflow-x-auto rounded focus-visible:ring-2 focus-visible:ring-teal-600 focus-visible:outline-none"
+      role="region"
+      aria-label={label}
+      tabIndex={0}
+    >
       <table className="w-full text-left text-sm">
         <thead className="border-b border-slate-200 text-xs text-slate-500 uppercase dark:border-slate-800">
           <tr>

@@ -64,6 +64,20 @@ describe("pricingSummary", () => {
   });
 });
 
+describe("pricingSummary restrictions", () => {
+  it("leaves out a zero minimum duration, which restricts nothing", () => {
+    const zero = aTariff({
+      elements: [
+        {
+          price_components: [{ type: "PARKING_TIME", price: 6 }],
+          restrictions: { min_duration: 0 },
+        },
+      ],
+    });
+    expect(pricingSummary(zero)).toBe("$6.00 per hour idle.");
+  });
+});
+
 describe("quoteSession", () => {
   it("prices energy drawn evenly over the duration", () => {
     // 7 500 Wh x 30 c = 225 c

@@ -100,7 +100,8 @@ function restrictionText(r: TariffRestrictions | undefined): string {
   parts.push(range(r.min_kwh, r.max_kwh, "kWh"));
   parts.push(range(r.min_power, r.max_power, "kW"));
   parts.push(range(r.min_current, r.max_current, "A"));
-  if (r.min_duration !== undefined) parts.push(`after ${duration(r.min_duration)}`);
+  // A zero minimum restricts nothing, so it says nothing.
+  if (r.min_duration) parts.push(`after ${duration(r.min_duration)}`);
   if (r.max_duration !== undefined) parts.push(`first ${duration(r.max_duration)}`);
   if (r.reservation) parts.push("reservations only");
   const text = parts.filter((p): p is string => p !== null).join(", ");

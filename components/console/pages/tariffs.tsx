@@ -53,10 +53,7 @@ const EXAMPLE_COMPLEX = {
       restrictions: { start_time: "16:00", end_time: "21:00" },
     },
     { price_components: [{ type: "ENERGY", price: 0.3, step_size: 1 }] },
-    {
-      price_components: [{ type: "PARKING_TIME", price: 6, step_size: 60 }],
-      restrictions: { min_duration: 0 },
-    },
+    { price_components: [{ type: "PARKING_TIME", price: 6, step_size: 60 }] },
   ],
 };
 
@@ -102,7 +99,9 @@ export function TariffsPage({ tenantId }: { tenantId: number }) {
           <Table head={["Name", "Kind", "Summary", "Version", "Updated", ""]}>
             {d.data.map((t) => (
               <tr key={t.id} data-testid="tariff-row">
-                <td className={td}>{t.name}</td>
+                <td className={td}>
+                  {t.name || <span className="text-slate-500">(unnamed)</span>}
+                </td>
                 <td className={td}>{t.is_complex ? "complex" : "simple"}</td>
                 <td className={td}>{t.pricing_summary}</td>
                 <td className={td}>{t.version}</td>
