@@ -49,7 +49,11 @@ export default function Home() {
       </dl>
       <section className="mt-10">
         <h2 className="text-xl font-semibold">First call</h2>
-        <pre className="mt-3 overflow-x-auto rounded bg-slate-900 p-4 text-sm text-slate-100">
+        <pre
+          className="mt-3 overflow-x-auto rounded bg-slate-900 p-4 text-sm text-slate-100 focus-visible:ring-2 focus-visible:ring-teal-600 focus-visible:outline-none"
+          tabIndex={0}
+          aria-label="First call commands"
+        >
           {`npm run admin -- bootstrap --email you@example.com --team "My team" --project "My project"
 curl -H "Authorization: Bearer <api_key.secret>" ${publicBaseUrl}/v1/access`}
         </pre>

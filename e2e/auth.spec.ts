@@ -46,6 +46,7 @@ test("a taken email and a short password are refused on the sign-up form", async
   await page.getByLabel("Password").fill("short");
   await page.getByRole("button", { name: "Create account" }).click();
   await expect(page.getByText("Use at least 10 characters.")).toBeVisible();
+  await shot(page, "sign-up-error");
 });
 
 test("the console sends signed-out visitors to sign in", async ({ page }) => {
