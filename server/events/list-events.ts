@@ -19,6 +19,24 @@ export const eventSchema = z.object({
   occurred_at: z.string().nullable().optional(),
 });
 
+/**
+ * A page of a sequence-ordered log from `limit + 1` rows: `next_cursor` is the last sequence
+ * returned, or `after` itself on an empty page, so a reader can keep polling from it.
+ */
+export function sequencePage<R extends { sequence: number }, T>(
+  rows: R[],
+  limit: number,
+  after: number,
+  present: (row: R) => T,
+) {
+  const kept = rows.slice(0, limit);
+  return {
+    data: kept.map(present),
+    next_cursor: kept.at(-1)?.sequence ?? after,
+    has_more: rows.length > limit,
+  };
+}
+
 export type ListEventsOptions = {
   tenantId: number;
   after: number;
@@ -58,11 +76,5 @@ export async function listEvents({
     orderBy: { sequence: "asc" },
     take: limit + 1,
   });
-  const more = rows.length > limit;
-  const kept = rows.slice(0, limit);
-  return {
-    data: kept.map((row) => presentEvent(row)),
-    next_cursor: kept.at(-1)?.sequence ?? after,
-    has_more: more,
-  };
+  return sequencePage(rows, limit, after, (row) => presentEvent(row));
 }

@@ -4,6 +4,8 @@ import { ApiError } from "../errors";
 import type { Prisma, WorkspaceEvent } from "../generated/prisma/client";
 import type { Caller } from "../http/auth";
 import { newId } from "../lib/ids";
+import { ownedWorkspace } from "../teams/team-access";
+import { sequencePage } from "./list-events";
 
 /**
  * A team's workspace event log (`GET /v1/events`): what happens to the team itself rather than to
@@ -78,11 +80,7 @@ export async function workspaceOf(db: DbTx, caller: Caller): Promise<number> {
     }
     return caller.teamId;
   }
-  const owned = await db.teamMember.findFirst({
-    where: { userId: caller.userId, role: "owner" },
-    orderBy: { teamId: "asc" },
-    select: { teamId: true },
-  });
+  const owned = await ownedWorkspace(db, caller.userId);
   if (!owned) {
     throw new ApiError(
       "no_grant",
@@ -93,7 +91,7 @@ export async function workspaceOf(db: DbTx, caller: Caller): Promise<number> {
   return owned.teamId;
 }
 
-/** Events after the cursor in sequence order; `next_cursor` is the last returned, or `after`. */
+/** Events after the cursor in sequence order, paged like the tenant log. */
 export async function listWorkspaceEvents(
   db: DbTx,
   { teamId, after, limit }: { teamId: number; after: number; limit: number },
@@ -103,10 +101,5 @@ export async function listWorkspaceEvents(
     orderBy: { sequence: "asc" },
     take: limit + 1,
   });
-  const kept = rows.slice(0, limit);
-  return {
-    data: kept.map(presentWorkspaceEvent),
-    next_cursor: kept.at(-1)?.sequence ?? after,
-    has_more: rows.length > limit,
-  };
+  return sequencePage(rows, limit, after, presentWorkspaceEvent);
 }

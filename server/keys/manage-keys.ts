@@ -4,7 +4,7 @@ import { ApiError } from "../errors";
 import type { UserCaller } from "../http/auth";
 import { API_VERSIONS, type ApiVersion } from "../http/versions";
 import { roleAllows, scopesOf, TEAM_PERMISSIONS } from "../teams/roles";
-import { requireTeam, teamAccess } from "../teams/team-access";
+import { ownedWorkspace, requireTeam, teamAccess } from "../teams/team-access";
 import { createApiKey } from "./create-api-key";
 import {
   anyScopeSchema,
@@ -144,10 +144,7 @@ async function createWorkspaceKey(
   caller: UserCaller,
   input: { name?: string; scopes: WorkspaceScope[]; api_version?: ApiVersion },
 ) {
-  const owned = await db.teamMember.findFirst({
-    where: { userId: caller.userId, role: "owner" },
-    orderBy: { teamId: "asc" },
-  });
+  const owned = await ownedWorkspace(db, caller.userId);
   if (!owned) {
     throw new ApiError("forbidden", "Only a workspace owner can create workspace keys.", {});
   }

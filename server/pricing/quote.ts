@@ -143,9 +143,8 @@ export function pricingSummary(tariff: TariffSnapshot): string {
 
 /** "$7.43" from integer cents; a negative amount as "-$0.50". */
 function money(minor: number): string {
-  const sign = minor < 0 ? "-" : "";
-  const abs = Math.abs(minor);
-  return `${sign}$${Math.floor(abs / 100)}.${String(abs % 100).padStart(2, "0")}`;
+  const text = dollars(mul(rat(Math.abs(minor)), rat(1n, 100n)));
+  return minor < 0 ? `-${text}` : text;
 }
 
 /** "1 h 30 min", "45 min", "20 s", "0 min". */

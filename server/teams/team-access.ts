@@ -39,6 +39,15 @@ export function teamAllows(
   return kind === "read" && access.platformRole === "platform-support";
 }
 
+/** A person's workspace: the oldest team they own (what `POST /v1/workspace` answers), or null. */
+export function ownedWorkspace(db: DbTx, userId: number) {
+  return db.teamMember.findFirst({
+    where: { userId, role: "owner" },
+    include: { team: true },
+    orderBy: { teamId: "asc" },
+  });
+}
+
 /** Throws 403 unless the caller's role (or platform role) allows the permission. */
 export function requireTeam(access: TeamAccess, permission: TeamPermission, what: string): void {
   if (teamAllows(access, permission)) return;

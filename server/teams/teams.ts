@@ -5,7 +5,7 @@ import type { UserCaller } from "../http/auth";
 import { newId } from "../lib/ids";
 import { isUniqueViolation } from "../lib/unique-violation";
 import { roleAllows, scopesOf, TEAM_ROLES, type TeamRole } from "./roles";
-import { requireTeam, requireTeamRead, teamAccess } from "./team-access";
+import { ownedWorkspace, requireTeam, requireTeamRead, teamAccess } from "./team-access";
 
 export const MAX_PROJECTS_PER_TEAM = 20;
 export const INVITE_TTL_DAYS = 7;
@@ -153,11 +153,7 @@ export async function myContext(db: DbTx, caller: UserCaller) {
 export async function ensureWorkspace(db: Db, caller: UserCaller, teamName: string) {
   return db.$transaction(async (tx) => {
     await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`workspace:${caller.userId}`}))`;
-    const owned = await tx.teamMember.findFirst({
-      where: { userId: caller.userId, role: "owner" },
-      include: { team: true },
-      orderBy: { teamId: "asc" },
-    });
+    const owned = await ownedWorkspace(tx, caller.userId);
     if (owned)
       return { id: owned.teamId, name: owned.team.name, role: "owner" as const, created: false };
     const team = await tx.team.create({

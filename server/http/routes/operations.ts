@@ -192,15 +192,13 @@ export const operationRoutes = [
     status: 200,
     response: pageSchema(transactionSchema),
     handler: async ({ params, query, db }) => {
-      const desc = query.order === "desc";
+      // Newest first starts at the top when `after` is 0; oldest first continues above `after`.
+      const cursor =
+        query.order === "asc" ? { gt: query.after } : query.after ? { lt: query.after } : undefined;
       const rows = await db.transaction.findMany({
         where: {
           tenantId: params.tenant_id,
-          ...(desc
-            ? query.after > 0
-              ? { id: { lt: query.after } }
-              : {}
-            : { id: { gt: query.after } }),
+          id: cursor,
           ...(query.station_id ? { stationId: query.station_id } : {}),
           ...(query.status ? { endedAt: query.status === "active" ? null : { not: null } } : {}),
         },
