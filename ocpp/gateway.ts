@@ -3,6 +3,8 @@ import type { Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import { RPCServer, createRPCError } from "ocpp-rpc";
 import type { Db } from "../server/db";
+import { lockStation } from "../server/db/locks";
+import { inTransaction } from "../server/db/retry";
 import {
   recordConnected,
   recordDisconnected,
@@ -179,8 +181,11 @@ export async function createGateway({
       touch(charger.stationId);
       // Heartbeat and Authorize change nothing that a retry could double: no dedup record needed.
       if (STATELESS_ACTIONS.has(method)) return await handler(db, charger, params);
-      return await db.$transaction(
+      // Run again after a deadlock or serialization failure: the charger gets its answer either way.
+      return await inTransaction(
+        db,
         async (tx) => {
+          await lockStation(tx, charger.stationId); // first: the lock order at appendEvent
           const seen = await tx.chargerMessage.findUnique({
             where: { stationId_messageId: { stationId: charger.stationId, messageId } },
           });

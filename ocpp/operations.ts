@@ -1,12 +1,15 @@
 import pg from "pg";
 import type { Db } from "../server/db";
 import { releaseDeadGateways } from "../server/charging/connections";
+import { inTransaction } from "../server/db/retry";
 import { completeOperation } from "../server/operations/complete-operation";
 import { GATEWAY_STALE_MS, stationOffline } from "../server/operations/create-command";
 import { interpretAnswer, type OcppCall } from "../server/operations/ocpp-commands";
+import {
+  recordDispatchOutcome,
+  type DispatchOutcome,
+} from "../server/operations/record-dispatch-outcome";
 import { log } from "../server/log";
-import { Prisma } from "../server/generated/prisma/client";
-import { storePushedPassword } from "../server/stations/set-station-credentials";
 
 type Sender = {
   call: (method: string, params: unknown, options?: { callTimeoutMs?: number }) => Promise<unknown>;
@@ -63,7 +66,7 @@ export async function runOperations(options: OperationRunnerOptions) {
       });
       if (claimed.count === 0) return;
       const call = operation.ocppCall as unknown as OcppCall;
-      let outcome: Parameters<typeof completeOperation>[2];
+      let outcome: DispatchOutcome;
       try {
         const answer = await client.call(call.action, call.payload, {
           callTimeoutMs: options.callTimeoutMs,
@@ -94,18 +97,7 @@ export async function runOperations(options: OperationRunnerOptions) {
               },
             };
       }
-      const pushedPassword =
-        outcome.status === "succeeded" && operation.scope === "station.credentials";
-      if (pushedPassword) outcome = { status: "succeeded", result: { applied: "pushed" } };
-      await db.$transaction(async (tx) => {
-        const done = await completeOperation(tx, operationId, outcome);
-        if (done && pushedPassword) await storePushedPassword(tx, operation);
-        // The call may carry a secret (a pushed password): keep no copy once it is sent.
-        await tx.operation.update({
-          where: { id: operationId },
-          data: { ocppCall: Prisma.DbNull },
-        });
-      });
+      await recordDispatchOutcome({ db, operation, outcome });
     } catch (error) {
       log.error("dispatching an operation failed", { operationId, error });
     }
@@ -130,7 +122,7 @@ export async function runOperations(options: OperationRunnerOptions) {
       if (op.claimedBy) {
         if (!alive.has(op.claimedBy)) {
           // Claimed and maybe sent by a process that died: the outcome is unknown.
-          await db.$transaction((tx) =>
+          await inTransaction(db, (tx) =>
             completeOperation(tx, op.id, {
               status: "unknown",
               result: {
@@ -154,7 +146,7 @@ export async function runOperations(options: OperationRunnerOptions) {
         : null;
       const ownerAlive = station?.gatewayId ? alive.has(station.gatewayId) : false;
       if (!ownerAlive && Date.now() - op.createdAt.getTime() > 2_000) {
-        await db.$transaction((tx) =>
+        await inTransaction(db, (tx) =>
           completeOperation(tx, op.id, { status: "rejected", result: { error: stationOffline() } }),
         );
       }

@@ -1,4 +1,5 @@
 import type { Db } from "../db";
+import { inTransaction } from "../db/retry";
 import { appendEvent } from "../events/append-event";
 
 export type ChargerContext = { stationId: number; tenantId: number; protocol: string };
@@ -6,7 +7,9 @@ export type ChargerContext = { stationId: number; tenantId: number; protocol: st
 /**
  * The station's socket opened on this gateway: it now owns the station (a reconnect to another
  * gateway moves ownership with it). `connectedAt` identifies this connection, so a late close of an
- * older one cannot mark the new one offline.
+ * older one cannot mark the new one offline. Both record functions write the station row before
+ * the event (the lock order at `appendEvent`) and run again after a deadlock or serialization
+ * failure, so a connection change is never lost to a concurrent operation's outcome.
  */
 export async function recordConnected({
   db,
@@ -20,7 +23,7 @@ export async function recordConnected({
   protocol: string;
 }) {
   const now = new Date();
-  await db.$transaction(async (tx) => {
+  await inTransaction(db, async (tx) => {
     await tx.station.update({
       where: { id: station.id },
       data: { gatewayId, protocol, connectedAt: now, lastSeenAt: now },
@@ -48,7 +51,7 @@ export async function recordDisconnected({
   gatewayId: string;
   connectedAt: Date;
 }) {
-  await db.$transaction(async (tx) => {
+  await inTransaction(db, async (tx) => {
     const updated = await tx.station.updateMany({
       where: { id: station.id, gatewayId, connectedAt },
       data: { gatewayId: null },

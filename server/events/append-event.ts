@@ -21,8 +21,19 @@ export type AppendEventOptions = {
  *
  * `sequence` comes from a per-tenant counter row updated here: the row lock is held until the
  * transaction ends, so events of one tenant commit in sequence order and a reader paging by
- * `sequence` never skips one that commits later. `station_sequence` likewise comes from the
- * station row (+1 per station event).
+ * `sequence` never skips one that commits later (the next number is handed out only after the
+ * previous holder committed or rolled back, wherever in its transaction it took the lock).
+ * `station_sequence` likewise comes from the station row (+1 per station event).
+ *
+ * Lock order, for every transaction (ARCHITECTURE.md, Locks); taking them in one order is what
+ * keeps two transactions from each holding what the other waits for:
+ *   1. the /v1 request's idempotency record (an idempotent route's first statement);
+ *   2. the station row (`lockStation`, or the UPDATE that writes it), before any row of that
+ *      station (connectors, EVSEs, transactions, faults, operations, charger messages);
+ *   3. other rows of the change (operation, API key, webhook endpoint, tariff…) and advisory locks;
+ *   4. the tenant's event counter, always last: this function takes it after the station row.
+ *      After it a transaction writes only rows it creates or rows guarded by a lock it holds (its
+ *      station's rows); so it appends events of at most one station, or locks them all first.
  */
 export async function appendEvent({
   db,
@@ -33,10 +44,6 @@ export async function appendEvent({
   station,
   deliverOnlyTo,
 }: AppendEventOptions) {
-  const [counter] = await db.$queryRaw<{ last_sequence: number }[]>`
-    INSERT INTO tenant_event_counters (tenant_id, last_sequence) VALUES (${tenantId}, 1)
-    ON CONFLICT (tenant_id) DO UPDATE SET last_sequence = tenant_event_counters.last_sequence + 1
-    RETURNING last_sequence`;
   let stationSequence: number | null = null;
   if (station) {
     const [row] = await db.$queryRaw<{ event_sequence: number }[]>`
@@ -44,6 +51,10 @@ export async function appendEvent({
       RETURNING event_sequence`;
     stationSequence = row?.event_sequence ?? null;
   }
+  const [counter] = await db.$queryRaw<{ last_sequence: number }[]>`
+    INSERT INTO tenant_event_counters (tenant_id, last_sequence) VALUES (${tenantId}, 1)
+    ON CONFLICT (tenant_id) DO UPDATE SET last_sequence = tenant_event_counters.last_sequence + 1
+    RETURNING last_sequence`;
   const event = await db.event.create({
     data: {
       id: newId("evt"),

@@ -1,5 +1,6 @@
 import { ApiError } from "../errors";
 import type { Db, DbTx } from "../db";
+import { inTransaction } from "../db/retry";
 import { sha256Hex } from "../lib/ids";
 import { canonicalJson } from "./body";
 
@@ -13,7 +14,9 @@ import { canonicalJson } from "./body";
  * The key's record is inserted in the same database transaction as the handler's writes. A
  * concurrent request with the same key blocks on that row until the first commits, then replays
  * it; if the first rolls back (an error answer), the next one runs afresh. So N concurrent
- * identical requests create exactly one resource, and errors are never cached.
+ * identical requests create exactly one resource, and errors are never cached. A transaction
+ * PostgreSQL aborts for a deadlock or serialization failure runs again whole, record included, so
+ * the retry either replays a request that committed meanwhile or runs afresh; never half of one.
  */
 export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{8,128}$/;
 export const IDEMPOTENCY_TTL_HOURS = 24;
@@ -51,7 +54,8 @@ export async function withIdempotency(
   const requestHash = sha256Hex(
     `${scope.method} ${scope.path}\n${canonicalJson(scope.body ?? null)}`,
   );
-  return db.$transaction(
+  return inTransaction(
+    db,
     async (tx) => {
       const claimed = await tx.$queryRaw<{ key: string }[]>`
         INSERT INTO idempotency_records (api_key_id, key, method, path, request_hash)

@@ -1,0 +1,82 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { db } from "../server/db";
+import { call, idem } from "../server/testing/api";
+import { aStation, aTenantWithKey } from "../server/testing/builders";
+import { aCharger, startTestGateway, waitUntil } from "./testing";
+
+let gw: Awaited<ReturnType<typeof startTestGateway>>;
+beforeAll(async () => {
+  gw = await startTestGateway({ callTimeoutMs: 1500 });
+});
+afterAll(async () => {
+  await gw.close();
+});
+
+const PASSWORD = "closes-on-command-1";
+
+async function aRegisteredStation() {
+  const t = await aTenantWithKey();
+  const station = await aStation(t.tenantId, t.key, { connector_count: 1 });
+  const cred = await call("PUT", `/v1/tenants/${t.tenantId}/stations/${station.id}/credentials`, {
+    key: t.key,
+    body: { password: PASSWORD },
+    idempotencyKey: idem(),
+  });
+  expect(cred.body).toMatchObject({ status: "succeeded" });
+  const read = async () =>
+    (await call("GET", `/v1/tenants/${t.tenantId}/stations/${station.id}`, { key: t.key })).body;
+  const operation = async (id: string) =>
+    (await call("GET", `/v1/tenants/${t.tenantId}/operations/${id}`, { key: t.key })).body;
+  const count = (type: string) => db().event.count({ where: { tenantId: t.tenantId, type } });
+  return { ...t, station, read, operation, count };
+}
+
+describe("a charger that closes its socket on a command", () => {
+  it("every time: the operation ends unknown, the disconnect is recorded, the station reads offline", async () => {
+    const s = await aRegisteredStation();
+    const ROUNDS = 20;
+    for (let round = 1; round <= ROUNDS; round++) {
+      const charger = aCharger({
+        url: gw.url,
+        identity: s.station.name,
+        password: PASSWORD,
+        protocol: "ocpp1.6",
+      });
+      let received = 0;
+      charger.handle("Reset", () => {
+        received++;
+        void charger.close({ force: true }); // no answer: the socket just goes
+        return new Promise<Record<string, unknown>>(() => {});
+      });
+      await charger.connect();
+      await waitUntil(async () => (await s.read()).online === true);
+
+      const command = await call(
+        "POST",
+        `/v1/tenants/${s.tenantId}/stations/${s.station.id}/commands`,
+        {
+          key: s.key,
+          body: { action: "reset", mode: "soft" },
+          idempotencyKey: idem(),
+        },
+      );
+      expect(command.status).toBe(202);
+      // Recorded by the sender as the call fails, well before any sweep would step in.
+      await waitUntil(
+        async () => (await s.operation(command.body.id)).status !== "dispatching",
+        4000,
+      );
+      expect({ round, operation: await s.operation(command.body.id) }).toMatchObject({
+        round,
+        operation: { status: "unknown", result: { error: { code: "dispatch_unconfirmed" } } },
+      });
+      expect(received).toBe(1);
+      await waitUntil(async () => (await s.count("station.disconnected")) === round, 4000);
+      expect({ round, online: (await s.read()).online }).toEqual({ round, online: false });
+      const row = await db().station.findUniqueOrThrow({ where: { id: s.station.id } });
+      expect(row.gatewayId).toBeNull();
+    }
+    expect(await s.count("station.connected")).toBe(ROUNDS);
+    expect(await s.count("operation.completed")).toBe(ROUNDS + 1); // and the password change
+  });
+});
