@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../server/db";
+import { newId } from "../server/lib/ids";
 import { call, idem } from "../server/testing/api";
 import { aStation, aTenantWithKey } from "../server/testing/builders";
 import { aCharger, startTestGateway, waitUntil } from "./testing";
@@ -50,6 +51,7 @@ describe("a charger that closes its socket on a command", () => {
       });
       await charger.connect();
       await waitUntil(async () => (await s.read()).online === true);
+      const closedAfter = new Date();
 
       const command = await call(
         "POST",
@@ -75,8 +77,43 @@ describe("a charger that closes its socket on a command", () => {
       expect({ round, online: (await s.read()).online }).toEqual({ round, online: false });
       const row = await db().station.findUniqueOrThrow({ where: { id: s.station.id } });
       expect(row.gatewayId).toBeNull();
+      // The orphan sweep's grace counts from this change.
+      expect(row.updatedAt.getTime()).toBeGreaterThanOrEqual(closedAfter.getTime());
     }
     expect(await s.count("station.connected")).toBe(ROUNDS);
     expect(await s.count("operation.completed")).toBe(ROUNDS + 1); // and the password change
+  });
+
+  it("the sweep settles a command a live gateway claimed whose outcome was never recorded", async () => {
+    const s = await aRegisteredStation();
+    const longAgo = new Date(Date.now() - 60_000);
+    // The station was held by this (live) gateway and has gone offline; the send's outcome was lost.
+    await db().station.update({
+      where: { id: s.station.id },
+      data: { gatewayId: null, protocol: "ocpp1.6", connectedAt: longAgo },
+    });
+    await db().$executeRaw`UPDATE stations SET updated_at = ${longAgo} WHERE id = ${s.station.id}`;
+    const op = await db().operation.create({
+      data: {
+        id: newId("op"),
+        tenantId: s.tenantId,
+        stationId: s.station.id,
+        scope: "station.command",
+        action: "reset",
+        status: "dispatching",
+        request: { action: "reset", mode: "soft" },
+        ocppCall: { action: "Reset", payload: { type: "Soft" } },
+        claimedBy: gw.gateway.id,
+        claimedAt: new Date(Date.now() - 8_000),
+      },
+    });
+    await waitUntil(async () => (await s.operation(op.id)).status !== "dispatching", 5000);
+    expect(await s.operation(op.id)).toMatchObject({
+      status: "unknown",
+      result: { error: { code: "dispatch_unconfirmed", details: { reason: "connection_closed" } } },
+    });
+    const row = await db().operation.findUniqueOrThrow({ where: { id: op.id } });
+    expect(row.ocppCall).toBeNull(); // settled, never resent
+    expect(row.claimedBy).toBe(gw.gateway.id);
   });
 });

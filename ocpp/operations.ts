@@ -9,6 +9,7 @@ import {
   recordDispatchOutcome,
   type DispatchOutcome,
 } from "../server/operations/record-dispatch-outcome";
+import { settleOrphanedOperations } from "../server/operations/settle-orphaned-operations";
 import { log } from "../server/log";
 
 type Sender = {
@@ -29,8 +30,8 @@ export type OperationRunnerOptions = {
  * operation and NOTIFYs `operations`; every gateway hears it and the one holding the station's
  * socket claims it (a conditional UPDATE, so exactly one) BEFORE sending. A send whose answer is
  * not confirmed becomes `unknown`, never resent. A sweep every second catches missed
- * notifications, rejects what no live gateway can send (`station_offline`), and marks operations
- * claimed by a dead gateway `unknown`.
+ * notifications, rejects what no live gateway can send (`station_offline`), and marks `unknown`
+ * claimed operations whose outcome can no longer be recorded (`settleOrphanedOperations`).
  */
 export async function runOperations(options: OperationRunnerOptions) {
   const { db, gatewayId } = options;
@@ -104,9 +105,10 @@ export async function runOperations(options: OperationRunnerOptions) {
   }
 
   async function sweep() {
+    await settleOrphanedOperations({ db, callTimeoutMs: options.callTimeoutMs });
     const pending = await db.operation.findMany({
-      where: { status: "dispatching" },
-      select: { id: true, stationId: true, claimedBy: true, createdAt: true },
+      where: { status: "dispatching", claimedBy: null },
+      select: { id: true, stationId: true, createdAt: true },
       take: 500,
     });
     if (!pending.length) return;
@@ -119,24 +121,6 @@ export async function runOperations(options: OperationRunnerOptions) {
         .map((g) => g.id),
     );
     for (const op of pending) {
-      if (op.claimedBy) {
-        if (!alive.has(op.claimedBy)) {
-          // Claimed and maybe sent by a process that died: the outcome is unknown.
-          await inTransaction(db, (tx) =>
-            completeOperation(tx, op.id, {
-              status: "unknown",
-              result: {
-                error: {
-                  code: "dispatch_unconfirmed",
-                  message: "The gateway sending this command stopped before the charger answered.",
-                  details: {},
-                },
-              },
-            }),
-          );
-        }
-        continue;
-      }
       if (op.stationId && options.localClient(op.stationId)) {
         await tryDispatch(op.id);
         continue;
