@@ -1,23 +1,19 @@
 /**
  * Simulated chargers for bench/ocpp.ts, in their own process so the gateway's figures are its own.
- * Reads one JSON job from argv, prints one JSON result on stdout.
- *   { kind: "connect", url, names[], password, heartbeatMs, holdMs }
- *   { kind: "meter", url, names[], password, seconds }
+ * Reads one JSON job from argv, prints one JSON result on stdout. A job names its chargers as a
+ * range, `<prefix><first>` to `<prefix><first + count - 1>`, so its size does not grow with them.
+ *   { kind: "connect", url, prefix, first, count, password, heartbeatMs, holdMs }
+ *   { kind: "meter", url, prefix, first, count, password, seconds }
  */
 import { RPCClient } from "ocpp-rpc";
 
+type Chargers = { url: string; prefix: string; first: number; count: number; password: string };
 type Job =
-  | {
-      kind: "connect";
-      url: string;
-      names: string[];
-      password: string;
-      heartbeatMs: number;
-      holdMs: number;
-    }
-  | { kind: "meter"; url: string; names: string[]; password: string; seconds: number };
+  | (Chargers & { kind: "connect"; heartbeatMs: number; holdMs: number })
+  | (Chargers & { kind: "meter"; seconds: number });
 
 const job = JSON.parse(process.argv[2]!) as Job;
+const names = Array.from({ length: job.count }, (_, i) => `${job.prefix}${job.first + i}`);
 
 function client(url: string, identity: string, password: string) {
   return new RPCClient(<ConstructorParameters<typeof RPCClient>[0]>{
@@ -36,8 +32,8 @@ const pct = (sorted: number[], p: number) =>
 if (job.kind === "connect") {
   const clients: RPCClient[] = [];
   let failed = 0;
-  for (let i = 0; i < job.names.length; i += 50) {
-    const batch = job.names.slice(i, i + 50).map(async (name) => {
+  for (let i = 0; i < names.length; i += 50) {
+    const batch = names.slice(i, i + 50).map(async (name) => {
       const c = client(job.url, name, job.password);
       try {
         await c.connect();
@@ -72,7 +68,7 @@ if (job.kind === "connect") {
   let errors = 0;
   const deadline = Date.now() + job.seconds * 1000;
   await Promise.all(
-    job.names.map(async (name) => {
+    names.map(async (name) => {
       const c = client(job.url, name, job.password);
       await c.connect();
       const start = (await c.call("StartTransaction", {

@@ -26,6 +26,11 @@ const pct = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 const round = (n: number) => Math.round(n * 100) / 100;
 
+/**
+ * The simulator's job goes in one argument whose size does not grow with the number of chargers:
+ * stations are named `<prefix><i>`, and a job names a range of them (a list of 20,000 names is
+ * over Linux's 128 KiB limit for one argument: spawn fails with E2BIG).
+ */
 function sim(job: unknown, onLine: (line: Record<string, unknown>) => void) {
   const child = spawn("node_modules/.bin/tsx", ["bench/charger-sim.ts", JSON.stringify(job)], {
     stdio: ["ignore", "pipe", "inherit"],
@@ -62,17 +67,14 @@ try {
     data: { tenantId, name: "Bench", address: {}, latitude: 0, longitude: 0, timeZone: "UTC" },
   });
   const passwordHash = await hashPassword(PASSWORD);
-  const names: string[] = [];
-  const stations: { id: number; connectors: { id: number }[] }[] = [];
+  const prefix = `BENCH-${Date.now().toString(36)}-`;
   const total = CONNECTIONS + METER_CHARGERS + 1;
+  let station = { id: 0 };
   for (let i = 0; i < total; i++) {
-    const name = `BENCH-${Date.now().toString(36)}-${i}`;
-    const station = await registerStation({
+    station = await registerStation({
       tenantId,
-      input: { name, location_id: location.id, connector_count: 1 },
+      input: { name: `${prefix}${i}`, location_id: location.id, connector_count: 1 },
     });
-    names.push(name);
-    stations.push(station);
   }
   await db().station.updateMany({ where: { tenantId }, data: { passwordHash } });
   await closeDb();
@@ -86,7 +88,9 @@ try {
     {
       kind: "connect",
       url,
-      names: names.slice(0, CONNECTIONS),
+      prefix,
+      first: 0,
+      count: CONNECTIONS,
       password: PASSWORD,
       heartbeatMs: 5000,
       holdMs: 20_000,
@@ -115,18 +119,19 @@ try {
     {
       kind: "meter",
       url,
-      names: names.slice(CONNECTIONS, CONNECTIONS + METER_CHARGERS),
+      prefix,
+      first: CONNECTIONS,
+      count: METER_CHARGERS,
       password: PASSWORD,
       seconds: METER_SECONDS,
     },
     (line) => (meter = line),
   );
 
-  // 3 and 4. command round trip and message-to-event latency, one charger
-  const station = stations[total - 1]!;
+  // 3 and 4. command round trip and message-to-event latency, one charger (the last station)
   const charger = aCharger({
     url,
-    identity: names[total - 1]!,
+    identity: `${prefix}${total - 1}`,
     password: PASSWORD,
     protocol: "ocpp1.6",
   });

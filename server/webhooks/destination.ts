@@ -1,48 +1,12 @@
 import dns from "node:dns/promises";
 import net from "node:net";
+import { isPublicAddress } from "./public-address";
 
 /**
  * Where webhooks may go (spec section 6, delivery contract items 7 and 8): public HTTPS hostnames
- * only, and every address a hostname resolves to at attempt time must be public.
+ * only, and every address a hostname resolves to at attempt time must be public
+ * (./public-address.ts).
  */
-const blocked = new net.BlockList();
-for (const [prefix, bits, type] of [
-  ["0.0.0.0", 8, "ipv4"], // "this network", unspecified
-  ["10.0.0.0", 8, "ipv4"],
-  ["100.64.0.0", 10, "ipv4"], // carrier-grade NAT
-  ["127.0.0.0", 8, "ipv4"],
-  ["169.254.0.0", 16, "ipv4"],
-  ["172.16.0.0", 12, "ipv4"],
-  ["192.0.0.0", 24, "ipv4"],
-  ["192.0.2.0", 24, "ipv4"], // documentation
-  ["192.88.99.0", 24, "ipv4"],
-  ["192.168.0.0", 16, "ipv4"],
-  ["198.18.0.0", 15, "ipv4"], // benchmarking
-  ["198.51.100.0", 24, "ipv4"],
-  ["203.0.113.0", 24, "ipv4"],
-  ["224.0.0.0", 4, "ipv4"], // multicast
-  ["240.0.0.0", 4, "ipv4"], // reserved, broadcast
-  ["::", 128, "ipv6"],
-  ["::1", 128, "ipv6"],
-  ["::ffff:0:0", 96, "ipv6"], // IPv4-mapped: judged by their IPv4 form below
-  ["64:ff9b::", 96, "ipv6"],
-  ["100::", 64, "ipv6"],
-  ["2001:db8::", 32, "ipv6"],
-  ["fc00::", 7, "ipv6"],
-  ["fe80::", 10, "ipv6"],
-  ["ff00::", 8, "ipv6"],
-] as const) {
-  blocked.addSubnet(prefix, bits, type);
-}
-
-/** True for private, loopback, link-local, multicast, reserved and unspecified addresses. */
-export function isNonPublicAddress(address: string): boolean {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped?.[1]) return isNonPublicAddress(mapped[1]);
-  const family = net.isIP(address);
-  if (family === 0) return true;
-  return blocked.check(address, family === 4 ? "ipv4" : "ipv6");
-}
 
 const LOCAL_SUFFIXES = [
   ".localhost",
@@ -114,6 +78,6 @@ export async function vetDestination(
   const bare = hostname.replace(/^\[|\]$/g, "");
   const addresses = net.isIP(bare) ? [bare] : await options.resolve(bare);
   if (!addresses.length) return null;
-  if (!options.allowPrivate && addresses.some(isNonPublicAddress)) return null;
+  if (!options.allowPrivate && !addresses.every(isPublicAddress)) return null;
   return addresses;
 }

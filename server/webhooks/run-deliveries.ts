@@ -4,7 +4,7 @@ import { isApiVersion, LATEST_VERSION } from "../http/versions";
 import { log } from "../log";
 import { open } from "../lib/secret-box";
 import type { Resolver } from "./destination";
-import { sendAttempt } from "./send-attempt";
+import { sendAttempt, type TestNetwork } from "./send-attempt";
 import { signatureHeader } from "./signature";
 
 /** Retries after 1 min, 5 min, 30 min, 2 h, then every 12 h; eight attempts in all. */
@@ -27,6 +27,8 @@ export type DeliveryRunOptions = {
   limit?: number;
   stepTimeoutMs?: number;
   attemptTimeoutMs?: number;
+  /** tests only: see TestNetwork */
+  testNetwork?: TestNetwork;
 };
 
 /**
@@ -102,6 +104,7 @@ async function attempt(
       resolve: options.resolve,
       ...(options.stepTimeoutMs ? { stepTimeoutMs: options.stepTimeoutMs } : {}),
       ...(options.attemptTimeoutMs ? { attemptTimeoutMs: options.attemptTimeoutMs } : {}),
+      ...(options.testNetwork ? { testNetwork: options.testNetwork } : {}),
     });
     const attempts = delivery.attempts + 1;
     const failed = !result.ok && attempts >= MAX_ATTEMPTS;

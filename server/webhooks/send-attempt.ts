@@ -11,6 +11,16 @@ export const MAX_HEADER_BYTES = 32 * 1024;
 export type AttemptResult = { ok: boolean; status: number | null; error: string | null };
 
 /**
+ * Tests only; production never sets it. Where the bytes for a vetted address and port really go
+ * (an IP address and port on this machine), and a test certificate authority to trust. Vetting,
+ * the Host header, SNI and TLS's check of the hostname are the same as without it.
+ */
+export type TestNetwork = {
+  connectTo: (address: string, port: number) => { host: string; port: number };
+  ca?: string;
+};
+
+/**
  * One POST. The hostname is resolved now and the connection goes to a vetted address itself (a
  * custom `lookup`), so DNS rebinding between the check and the connect cannot slip through; with
  * any non-public address nothing is sent (`DestinationRefused`). Only the status line and headers
@@ -24,6 +34,7 @@ export async function sendAttempt(options: {
   resolve: Resolver;
   stepTimeoutMs?: number;
   attemptTimeoutMs?: number;
+  testNetwork?: TestNetwork;
 }): Promise<AttemptResult> {
   const url = new URL(options.url);
   let addresses: string[] | null;
@@ -60,7 +71,12 @@ export async function sendAttempt(options: {
 function post(
   url: URL,
   address: string,
-  options: { body: string; headers: Record<string, string>; stepTimeoutMs?: number },
+  options: {
+    body: string;
+    headers: Record<string, string>;
+    stepTimeoutMs?: number;
+    testNetwork?: TestNetwork;
+  },
   attemptMs: number,
 ): Promise<AttemptResult> {
   const step = options.stepTimeoutMs ?? STEP_TIMEOUT_MS;
@@ -74,24 +90,32 @@ function post(
       request.destroy();
       resolve(result);
     };
-    const family = net.isIP(address) as 4 | 6;
+    const port = Number(url.port || (url.protocol === "https:" ? 443 : 80));
+    const target = options.testNetwork?.connectTo(address, port) ?? { host: address, port };
+    const family = net.isIP(target.host) as 4 | 6;
     const transport = url.protocol === "https:" ? https : http;
     const request = transport.request({
       protocol: url.protocol,
       hostname: url.hostname.replace(/^\[|\]$/g, ""),
-      port: url.port || (url.protocol === "https:" ? 443 : 80),
+      port: target.port,
       path: `${url.pathname}${url.search}`,
       method: "POST",
-      headers: { ...options.headers, "content-length": Buffer.byteLength(options.body) },
+      // Host is the URL's, wherever the connection goes
+      headers: {
+        ...options.headers,
+        host: url.host,
+        "content-length": Buffer.byteLength(options.body),
+      },
       // connect to the vetted address, whatever DNS says now (TLS still checks the hostname)
       lookup: (_host, opts, callback) => {
         if ((opts as { all?: boolean }).all)
           (callback as (e: null, a: { address: string; family: number }[]) => void)(null, [
-            { address, family },
+            { address: target.host, family },
           ]);
-        else (callback as (e: null, a: string, f: number) => void)(null, address, family);
+        else (callback as (e: null, a: string, f: number) => void)(null, target.host, family);
       },
       servername: net.isIP(url.hostname) ? undefined : url.hostname,
+      ...(options.testNetwork?.ca ? { ca: options.testNetwork.ca } : {}),
       maxHeaderSize: MAX_HEADER_BYTES,
       agent: false,
     });

@@ -1,0 +1,46 @@
+/**
+ * `npm run bench` lists the benchmarks; `npm run bench -- <name> [args]` runs one in its own
+ * process. Each writes bench/results/<name>.json (bench/README.md has the figures).
+ */
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+
+/** Each benchmark, what it measures, and how to run it with its settings at their defaults. */
+const BENCHMARKS: Record<string, { what: string; run: string }> = {
+  "api-read": {
+    what: "what authentication, versioning and rate limiting cost on a station read",
+    run: "BENCH_CONCURRENCY=16 BENCH_SECONDS=10 npm run bench -- api-read",
+  },
+  pricing: {
+    what: "pricing a 24-hour session against a complex tariff (argument: runs)",
+    run: "npm run bench -- pricing 300",
+  },
+  ocpp: {
+    what: "one OCPP gateway process under simulated chargers",
+    run: "BENCH_CONNECTIONS=1000 npm run bench -- ocpp",
+  },
+  webhooks: {
+    what: "webhook deliveries per second with 1 and 2 workers, and latency",
+    run: "BENCH_DELIVERIES=2000 npm run bench -- webhooks",
+  },
+};
+
+const dir = import.meta.dirname;
+const [name, ...args] = process.argv.slice(2);
+
+if (!name || !(name in BENCHMARKS)) {
+  if (name) console.error(`no benchmark named "${name}"\n`);
+  console.log("Benchmarks (npm run bench -- <name> [args]; results in bench/results/<name>.json):");
+  for (const [bench, { what, run }] of Object.entries(BENCHMARKS))
+    console.log(`\n  ${bench}: ${what}\n    ${run}`);
+  process.exit(name ? 1 : 0);
+}
+
+const file = path.join(dir, `${name}.ts`);
+if (!fs.existsSync(file)) throw new Error(`${file} is listed but missing`);
+const child = spawn(path.join(dir, "..", "node_modules", ".bin", "tsx"), [file, ...args], {
+  cwd: path.join(dir, ".."), // the benchmarks write bench/results/ relative to the project
+  stdio: "inherit",
+});
+child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
