@@ -1,5 +1,5 @@
 import NextAuth, { customFetch } from "next-auth";
-import { NextRequest } from "next/server";
+import type { NextRequest } from "next/server";
 import { db } from "../db";
 import { env } from "../env";
 import { log } from "../log";
@@ -85,11 +85,13 @@ export const { auth } = nextAuth;
 /**
  * The same request at PUBLIC_BASE_URL. Behind `next start` a route handler's request URL is
  * http://localhost:PORT whatever address the browser used, and Auth.js builds its callback URL
- * (the OAuth redirect URI) and its redirects from that URL.
+ * (the OAuth redirect URI) and its redirects from that URL. A plain Request, since a NextRequest
+ * rewrites a 127.x.x.x or [::1] host to "localhost" in its URL. Auth.js reads only the standard
+ * Request, whatever next-auth's handler type says.
  */
 function atPublicAddress(request: Request): NextRequest {
   const { pathname, search } = new URL(request.url);
-  return new NextRequest(new URL(pathname + search, env().publicBaseUrl), request);
+  return new Request(new URL(pathname + search, env().publicBaseUrl), request) as NextRequest;
 }
 
 /** Auth.js's routes under /api/auth, answering as PUBLIC_BASE_URL. */
