@@ -1,6 +1,8 @@
 import { expect, test } from "@playwright/test";
+import { loopback } from "./fixtures/product";
 
-const base = () => process.env.E2E_BASE_URL!;
+// Requests from this process reach the product at loopback (fixtures/product.ts).
+const base = () => loopback(process.env.E2E_BASE_URL!);
 const tenant = () => process.env.E2E_TENANT_ID!;
 const auth = () => ({ authorization: `Bearer ${process.env.E2E_API_KEY!}` });
 

@@ -1,5 +1,14 @@
 import { expect, test } from "@playwright/test";
-import { anEmail, base, PASSWORD, sessionUserId, shot, signIn, signUp } from "./fixtures/people";
+import {
+  anEmail,
+  base,
+  direct,
+  PASSWORD,
+  sessionUserId,
+  shot,
+  signIn,
+  signUp,
+} from "./fixtures/people";
 
 test("sign up, sign out and sign in again through the built-in OpenID Connect provider", async ({
   page,
@@ -53,4 +62,23 @@ test("the console sends signed-out visitors to sign in", async ({ page }) => {
   await page.goto(`${base()}/console`);
   await page.waitForURL(/\/sign-in/);
   await expect(page.getByTestId("sign-in")).toBeVisible();
+});
+
+test("the same server under another name sends sign-in to PUBLIC_BASE_URL; other sites are refused", async ({
+  page,
+}) => {
+  // 127.0.0.1 is this very server, but not the address it is configured under.
+  await page.goto(`${direct()}/sign-in`);
+  await page.getByTestId("sign-up").click();
+  await page.waitForURL(`${base()}/sign-in`);
+  await signUp(page, "Elsewhere", anEmail("elsewhere"));
+  expect(new URL(page.url()).origin).toBe(base());
+
+  const forged = await page.request.post(`${direct()}/sign-in/start`, {
+    headers: { origin: "https://attacker.example" },
+    form: { screen: "signup" },
+    maxRedirects: 0,
+  });
+  expect(forged.status()).toBe(403);
+  expect(forged.headers()["set-cookie"]).toBeUndefined();
 });

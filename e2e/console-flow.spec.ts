@@ -1,7 +1,8 @@
 import { expect, test, type Page } from "@playwright/test";
 import { aCharger } from "../ocpp/testing";
 import { aReceiver } from "../server/webhooks/testing";
-import { accessTokenOf, anEmail, base, shot, signUp } from "./fixtures/people";
+import { accessTokenOf, anEmail, base, direct, shot, signUp } from "./fixtures/people";
+import { loopback } from "./fixtures/product";
 
 const projectIdOf = (page: Page) => Number(/\/console\/t\/(\d+)\//.exec(page.url())?.[1]);
 
@@ -74,7 +75,7 @@ test("an owner and a viewer work a project through the console, a charger and /v
   const key = await page.evaluate(() => navigator.clipboard.readText());
   expect(key).toMatch(/^cpk_live_/);
   await shot(page, "api-keys");
-  const viaKey = await page.request.get(`${base()}/v1/tenants/${tenantId}/stations`, {
+  const viaKey = await page.request.get(`${direct()}/v1/tenants/${tenantId}/stations`, {
     headers: { authorization: `Bearer ${key}` },
   });
   expect(viaKey.status()).toBe(200);
@@ -85,7 +86,7 @@ test("an owner and a viewer work a project through the console, a charger and /v
   await page.getByRole("button", { name: "Revoke backend" }).click();
   await page.getByRole("button", { name: "Revoke now" }).click();
   await expect(page.getByTestId("api-key-row")).toContainText("revoked");
-  const revoked = await page.request.get(`${base()}/v1/tenants/${tenantId}/stations`, {
+  const revoked = await page.request.get(`${direct()}/v1/tenants/${tenantId}/stations`, {
     headers: { authorization: `Bearer ${key}` },
   });
   expect(revoked.status()).toBe(401);
@@ -125,7 +126,7 @@ test("an owner and a viewer work a project through the console, a charger and /v
     .first()
     .innerText();
   const charger = aCharger({
-    url: connectionUrl.replace(`/${stationName}`, ""),
+    url: loopback(connectionUrl.replace(`/${stationName}`, "")),
     identity: stationName,
     password,
     protocol: "ocpp2.0.1",
@@ -163,18 +164,27 @@ test("an owner and a viewer work a project through the console, a charger and /v
     await expect(viewer.getByRole("button", { name: "Start charging" })).toBeDisabled();
     await shot(viewer, "station-viewer-phone");
     const stationId = Number(stationPath.split("/").pop());
-    const viaConsole = await viewer.request.post(`${base()}/api/trpc/v1.sendCommand`, {
-      data: {
+    // Sent from the viewer's page, with its session cookie.
+    const viaConsole = await viewer.evaluate(
+      async (input) => {
+        const res = await fetch("/api/trpc/v1.sendCommand", {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify(input),
+        });
+        return { status: res.status, body: await res.text() };
+      },
+      {
         params: { tenant_id: tenantId, station_id: stationId },
         body: { action: "reset", mode: "soft" },
         idempotencyKey: "viewer-attempt-0001",
       },
-    });
-    expect(viaConsole.status()).toBe(403);
-    expect(JSON.stringify(await viaConsole.json())).toContain("insufficient_scope");
+    );
+    expect(viaConsole.status).toBe(403);
+    expect(viaConsole.body).toContain("insufficient_scope");
     const viewerToken = await accessTokenOf(viewer);
     const viaApi = await viewer.request.post(
-      `${base()}/v1/tenants/${tenantId}/stations/${stationId}/commands`,
+      `${direct()}/v1/tenants/${tenantId}/stations/${stationId}/commands`,
       {
         headers: { authorization: `Bearer ${viewerToken}`, "idempotency-key": "viewer-v1-0001" },
         data: { action: "reset", mode: "soft" },
@@ -183,7 +193,7 @@ test("an owner and a viewer work a project through the console, a charger and /v
     expect(viaApi.status()).toBe(403);
     expect((await viaApi.json()).error.code).toBe("insufficient_scope");
     const readApi = await viewer.request.get(
-      `${base()}/v1/tenants/${tenantId}/stations/${stationId}`,
+      `${direct()}/v1/tenants/${tenantId}/stations/${stationId}`,
       {
         headers: { authorization: `Bearer ${viewerToken}` },
       },

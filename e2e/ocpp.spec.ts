@@ -1,7 +1,9 @@
 import { expect, test } from "@playwright/test";
 import { aCharger } from "../ocpp/testing";
+import { loopback } from "./fixtures/product";
 
-const base = () => process.env.E2E_BASE_URL!;
+// Requests from this process reach the product at loopback (fixtures/product.ts).
+const base = () => loopback(process.env.E2E_BASE_URL!);
 const tenant = () => process.env.E2E_TENANT_ID!;
 const headers = (key = `e2e-${Date.now()}-${Math.random()}`) => ({
   authorization: `Bearer ${process.env.E2E_API_KEY!}`,
@@ -37,7 +39,7 @@ test("a charger connects to the product's ocpp process, reports, and takes a com
   expect((await cred.json()).result).toEqual({ applied: "stored" });
 
   const charger = aCharger({
-    url: station.connection_url.replace(`/${name}`, ""),
+    url: loopback(station.connection_url.replace(`/${name}`, "")),
     identity: name,
     password,
     protocol: "ocpp2.0.1",

@@ -1,6 +1,6 @@
 import { execSync } from "node:child_process";
 import { expect, test } from "@playwright/test";
-import { newDataDir, startProduct } from "./fixtures/product";
+import { loopback, newDataDir, startProduct } from "./fixtures/product";
 
 function postgresProcessesFor(dataDir: string): string[] {
   const out = execSync("ps -eo pid,args", { encoding: "utf8" });
@@ -28,7 +28,7 @@ test("the embedded database keeps its data across a stop and start, and Ctrl-C l
     "--project",
     "P1",
   ]);
-  const created = await fetch(`${first.baseUrl}/v1/tenants/${boot.tenant_id}/locations`, {
+  const created = await fetch(`${loopback(first.baseUrl)}/v1/tenants/${boot.tenant_id}/locations`, {
     method: "POST",
     headers: {
       authorization: `Bearer ${boot.api_key.secret}`,
@@ -51,7 +51,7 @@ test("the embedded database keeps its data across a stop and start, and Ctrl-C l
   const second = await startProduct({ dataDir });
   try {
     const read = await fetch(
-      `${second.baseUrl}/v1/tenants/${boot.tenant_id}/locations/${location.id}`,
+      `${loopback(second.baseUrl)}/v1/tenants/${boot.tenant_id}/locations/${location.id}`,
       {
         headers: { authorization: `Bearer ${boot.api_key.secret}` },
       },

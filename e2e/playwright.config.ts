@@ -1,4 +1,5 @@
 import { defineConfig } from "@playwright/test";
+import { PUBLIC_HOST } from "./fixtures/product";
 
 /**
  * End-to-end tests against the real product: `npm start`'s own script (production build, embedded
@@ -23,6 +24,11 @@ export default defineConfig({
         "--disable-background-networking",
         "--disable-component-update",
         "--disable-sync",
+        // The product's public name (fixtures/product.ts) resolves to this machine, any port.
+        `--host-resolver-rules=MAP ${PUBLIC_HOST} 127.0.0.1`,
+        // Production is served over https, a secure context (clipboard, crypto.randomUUID); the
+        // plain-http test name is treated as one too.
+        `--unsafely-treat-insecure-origin-as-secure=${PUBLIC_HOST.replace(/^[^.]+/, "*")}`,
       ],
     },
     screenshot: "only-on-failure",

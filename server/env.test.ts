@@ -15,8 +15,8 @@ describe("configuration", () => {
     expect(env.dataDir.endsWith(".data")).toBe(true);
   });
 
-  it("derives the OCPP URL from the public base URL", () => {
-    const env = parseEnv({ PUBLIC_BASE_URL: "https://cp.example.com/", OCPP_PORT: "443" });
+  it("keeps the public base URL as an origin and derives the OCPP URL from it", () => {
+    const env = parseEnv({ PUBLIC_BASE_URL: "https://CP.example.com:443/", OCPP_PORT: "443" });
     expect(env.publicBaseUrl).toBe("https://cp.example.com");
     expect(env.ocppPublicUrl).toBe("wss://cp.example.com:443");
   });
@@ -27,6 +27,7 @@ describe("configuration", () => {
     ["OCPP_PORT", "0"],
     ["DATABASE_URL", "mysql://x"],
     ["PUBLIC_BASE_URL", "ftp://x"],
+    ["PUBLIC_BASE_URL", "https://cp.example.com/charge"],
     ["SERVICE_ENV", "staging"],
   ])("refuses %s=%s with a one-line reason naming the variable", (name, value) => {
     let error: unknown;

@@ -31,7 +31,17 @@ const schema = z.object({
   OCPP_PORT: port(9000),
   DATABASE_URL: url(["postgres:", "postgresql:"]).optional(),
   DATA_DIR: z.string().min(1, "must not be empty").default(".data"),
-  PUBLIC_BASE_URL: url(["http:", "https:"]).optional(),
+  PUBLIC_BASE_URL: url(["http:", "https:"])
+    .refine((value) => {
+      // Every address the product hands out (sign-in above all) is this origin plus a path.
+      try {
+        const u = new URL(value);
+        return /^\/*$/.test(u.pathname) && !u.search && !u.hash && !u.username && !u.password;
+      } catch {
+        return true; // reported by url() above
+      }
+    }, "must be an origin only (scheme, host and port; the product is served from /)")
+    .optional(),
   OCPP_PUBLIC_URL: url(["ws:", "wss:"]).optional(),
   SERVICE_ENV: z
     .enum(["production", "preproduction", "development", "test"], {
@@ -126,7 +136,8 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
       "OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET must be set together (all or none)",
     );
   }
-  const publicBaseUrl = (e.PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, "");
+  // The origin, normalised (lower-case host, no default port), as browsers and URL parsers write it.
+  const publicBaseUrl = new URL(e.PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`).origin;
   const host = new URL(publicBaseUrl).hostname;
   const ocppPublicUrl = (
     e.OCPP_PUBLIC_URL ??

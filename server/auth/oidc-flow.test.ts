@@ -1,30 +1,65 @@
 import crypto from "node:crypto";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
+import { POST as startSignInRoute } from "@/app/sign-in/start/route";
 import { db } from "../db";
 import { call } from "../testing/api";
 import { aTenantWithKey } from "../testing/builders";
 import { signUp } from "./accounts";
-import { handleLogin } from "./interaction";
+import { handleLogin, handleSignUp } from "./interaction";
+import { handlers } from "./next-auth";
 import { CONSOLE_CLIENT_ID, consoleClientSecret } from "./oidc-provider";
 import { handleOidc } from "./oidc-route";
 
-const BASE = "http://localhost:3000";
+// A real public name, as in production: not localhost, served over TLS by a proxy in front, and
+// not resolvable from here (the server must never need to reach itself through it).
+const HOST = "console.chargecloud.example";
+const BASE = vi.hoisted(
+  () => (process.env.PUBLIC_BASE_URL = "https://console.chargecloud.example"),
+);
 const REDIRECT = `${BASE}/api/auth/callback/oidc`;
 
-/** A browser's cookie jar, enough for the provider's cookies. */
+/**
+ * A request as `next start` hands it to a route behind a TLS-terminating proxy: its URL names
+ * http://localhost:3000 whatever the client used; the client's name is only in the headers.
+ */
+function delivered(url: string | URL, init: RequestInit = {}, host = HOST): Request {
+  const { pathname, search } = new URL(url, BASE);
+  const headers = new Headers(init.headers);
+  headers.set("host", host);
+  headers.set("x-forwarded-host", host);
+  headers.set("x-forwarded-proto", "https");
+  return new Request(`http://localhost:3000${pathname}${search}`, { ...init, headers });
+}
+
+/** A browser's cookie jar for one site. */
 class Jar {
   private cookies = new Map<string, string>();
   take(res: Response) {
     for (const line of res.headers.getSetCookie()) {
       const [pair] = line.split(";");
       const eq = pair!.indexOf("=");
-      this.cookies.set(pair!.slice(0, eq), pair!.slice(eq + 1));
+      if (/;\s*(max-age=0|expires=thu, 01 jan 1970)/i.test(line))
+        this.cookies.delete(pair!.slice(0, eq));
+      else this.cookies.set(pair!.slice(0, eq), pair!.slice(eq + 1));
     }
     return res;
   }
   header() {
     return [...this.cookies].map(([k, v]) => `${k}=${v}`).join("; ");
   }
+}
+
+const withCookies = (jar: Jar, init: RequestInit = {}): RequestInit => ({
+  ...init,
+  headers: { ...(init.headers as Record<string, string>), cookie: jar.header() },
+});
+
+/** The absolute address a redirect sends the browser to; it must be on the public address. */
+function followed(res: Response): URL {
+  expect([302, 303]).toContain(res.status);
+  const location = new URL(res.headers.get("location")!);
+  expect(location.origin).toBe(BASE);
+  return location;
 }
 
 /** The authorization code flow with PKCE, run against the real provider in-process. */
@@ -44,32 +79,27 @@ async function signInThroughProvider(email: string, password: string) {
     nonce: "nn",
   }))
     auth.searchParams.set(k, v);
-  const start = jar.take(await handleOidc(new Request(auth)));
-  expect(start.status).toBe(303);
-  const interaction = new URL(start.headers.get("location")!, BASE);
+  const start = jar.take(await handleOidc(delivered(auth)));
+  const interaction = followed(start);
   const uid = interaction.pathname.split("/").pop()!;
   expect(interaction.pathname).toBe(`/interaction/${uid}`);
 
   const login = await handleLogin(
-    new Request(`${BASE}/interaction/${uid}/login`, {
+    delivered(`/interaction/${uid}/login`, {
       method: "POST",
       body: new URLSearchParams({ email, password }),
     }),
     uid,
   );
-  expect(login.status).toBe(303);
-  const resume = new URL(login.headers.get("location")!, BASE);
+  const resume = followed(login);
   if (!resume.pathname.startsWith("/oidc/")) return { refused: resume };
 
-  const callback = jar.take(
-    await handleOidc(new Request(resume, { headers: { cookie: jar.header() } })),
-  );
-  expect(callback.status).toBe(303);
-  const back = new URL(callback.headers.get("location")!);
+  const callback = jar.take(await handleOidc(delivered(resume, withCookies(jar))));
+  const back = followed(callback);
   expect(`${back.origin}${back.pathname}`).toBe(REDIRECT);
   expect(back.searchParams.get("state")).toBe("st");
   const token = await handleOidc(
-    new Request(`${BASE}/oidc/token`, {
+    delivered("/oidc/token", {
       method: "POST",
       headers: {
         "content-type": "application/x-www-form-urlencoded",
@@ -111,11 +141,21 @@ describe("the built-in OpenID Connect provider", () => {
     ]);
     // The ID token is not an access token for /v1 (another audience and type).
     expect((await call("GET", "/v1/access", { key: tokens!.id_token })).status).toBe(401);
+  });
 
-    const discovery = await handleOidc(
-      new Request(`${BASE}/oidc/.well-known/openid-configuration`),
-    );
-    expect((await discovery.json()).issuer).toBe(`${BASE}/oidc`);
+  it("advertises endpoints at PUBLIC_BASE_URL, whatever name a request arrives under", async () => {
+    for (const host of [HOST, "10.0.0.7:3000", "localhost:3000"]) {
+      const discovery = await handleOidc(
+        delivered("/oidc/.well-known/openid-configuration", {}, host),
+      );
+      expect(await discovery.json()).toMatchObject({
+        issuer: `${BASE}/oidc`,
+        authorization_endpoint: `${BASE}/oidc/auth`,
+        token_endpoint: `${BASE}/oidc/token`,
+        jwks_uri: `${BASE}/oidc/jwks`,
+        end_session_endpoint: `${BASE}/oidc/session/end`,
+      });
+    }
   });
 
   it("sends a wrong password back to the form and issues nothing", async () => {
@@ -131,7 +171,7 @@ describe("the built-in OpenID Connect provider", () => {
     await signUp(db(), { name: "G", email, password: "correct horse battery" });
     const attempt = (password: string) =>
       handleLogin(
-        new Request(`${BASE}/interaction/x/login`, {
+        delivered("/interaction/x/login", {
           method: "POST",
           body: new URLSearchParams({ email, password }),
         }),
@@ -143,5 +183,66 @@ describe("the built-in OpenID Connect provider", () => {
     }
     const limited = new URL((await attempt("correct horse battery")).headers.get("location")!);
     expect(limited.searchParams.get("error")).toMatch(/Too many attempts/);
+  });
+});
+
+describe("console sign-in through Auth.js", () => {
+  it("uses PUBLIC_BASE_URL's callback address, not the one next start's request URL names", async () => {
+    const providers = await handlers.GET(delivered("/api/auth/providers"));
+    expect(await providers.json()).toMatchObject({
+      oidc: { callbackUrl: REDIRECT, signinUrl: `${BASE}/api/auth/signin/oidc` },
+    });
+  });
+
+  it("creates an account and signs the browser in at PUBLIC_BASE_URL, not the address next start sees", async () => {
+    const jar = new Jar();
+    const start = jar.take(
+      await startSignInRoute(
+        delivered("/sign-in/start", {
+          method: "POST",
+          headers: { origin: BASE, "content-type": "application/x-www-form-urlencoded" },
+          body: new URLSearchParams({ screen: "signup" }),
+        }),
+      ),
+    );
+    const authorize = followed(start);
+    expect(authorize.pathname).toBe("/oidc/auth");
+    expect(authorize.searchParams.get("redirect_uri")).toBe(REDIRECT);
+    expect(authorize.searchParams.get("screen_hint")).toBe("signup");
+
+    const prompt = followed(jar.take(await handleOidc(delivered(authorize, withCookies(jar)))));
+    const uid = prompt.pathname.split("/").pop()!;
+    expect(prompt.pathname).toBe(`/interaction/${uid}`);
+    const email = `console-${Date.now()}@example.com`;
+    const created = await handleSignUp(
+      delivered(`/interaction/${uid}/signup`, {
+        method: "POST",
+        body: new URLSearchParams({ name: "Grace", email, password: "correct horse battery" }),
+      }),
+      uid,
+    );
+    const resume = followed(created);
+    const back = followed(jar.take(await handleOidc(delivered(resume, withCookies(jar)))));
+    expect(`${back.origin}${back.pathname}`).toBe(REDIRECT);
+
+    const signedIn = jar.take(await handlers.GET(delivered(back, withCookies(jar))));
+    expect(followed(signedIn).pathname).toBe("/console");
+    const session = await handlers.GET(delivered("/api/auth/session", withCookies(jar)));
+    const user = await db().user.findUniqueOrThrow({ where: { email } });
+    expect(await session.json()).toMatchObject({ userId: user.id });
+  });
+
+  it("sends the form opened under another name to the configured sign-in page, and refuses other sites", async () => {
+    const post = (host: string, origin: string) =>
+      startSignInRoute(
+        delivered("/sign-in/start", { method: "POST", headers: { origin }, body: "" }, host),
+      );
+    const elsewhere = await post("localhost:3000", "http://localhost:3000");
+    expect(elsewhere.status).toBe(303);
+    expect(elsewhere.headers.get("location")).toBe(`${BASE}/sign-in`);
+    expect(elsewhere.headers.getSetCookie()).toEqual([]);
+    const forged = await post(HOST, "https://attacker.example");
+    expect(forged.status).toBe(403);
+    expect(forged.headers.getSetCookie()).toEqual([]);
   });
 });

@@ -72,7 +72,9 @@ async function build(): Promise<Provider> {
       };
     },
     claims: { openid: ["sub"], email: ["email", "email_verified"], profile: ["name"] },
-    interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
+    interactions: {
+      url: (_ctx, interaction) => `${publicBaseUrl}/interaction/${interaction.uid}`,
+    },
     ttl: {
       AccessToken: 3600,
       AuthorizationCode: 60,
@@ -145,7 +147,8 @@ async function build(): Promise<Provider> {
     },
   };
   const provider = new Provider(oidc.issuer, configuration);
-  // Behind a TLS-terminating proxy the product sees X-Forwarded-*.
+  // X-Forwarded-For gives the client's address; the host and scheme handleOidc pins to
+  // PUBLIC_BASE_URL's (through X-Forwarded-Host and -Proto).
   provider.proxy = true;
   provider.on("server_error", (_ctx, error) => log.error("oidc provider error", { error }));
   return provider;

@@ -6,6 +6,9 @@ import { oidcProvider } from "./oidc-provider";
 /**
  * Serves the built-in provider under /oidc from a Next route handler: the Web Request becomes a
  * Node request for oidc-provider's Koa app and its Node response becomes a Web Response.
+ * The provider builds its endpoint URLs from the request's host and scheme; they are those of
+ * PUBLIC_BASE_URL whatever name the request arrived under, so discovery, redirects and token
+ * audiences agree with the issuer and the console's registered redirect URIs.
  */
 export async function handleOidc(request: Request): Promise<Response> {
   if (env().oidc.kind !== "builtin") {
@@ -22,6 +25,10 @@ export async function handleOidc(request: Request): Promise<Response> {
   (req as IncomingMessage & { originalUrl?: string }).originalUrl = full;
   const headers: Record<string, string> = {};
   request.headers.forEach((value, name) => (headers[name] = value));
+  const publicUrl = new URL(env().publicBaseUrl);
+  headers.host = publicUrl.host;
+  headers["x-forwarded-host"] = publicUrl.host;
+  headers["x-forwarded-proto"] = publicUrl.protocol.replace(":", "");
   const body = request.body ? Buffer.from(await request.arrayBuffer()) : null;
   // The body is whole here: describe it by length (body parsers look for a length or encoding).
   delete headers["transfer-encoding"];
@@ -54,3 +61,15 @@ export async function handleOidc(request: Request): Promise<Response> {
     Promise.resolve(provider.callback()(req, res)).catch(reject);
   });
 }
+
+/**
+ * `fetch` for callers of the built-in provider in this process (Auth.js, sign-out): requests for
+ * its issuer are answered in-process, so the server never needs to reach its own public address
+ * (which it may not resolve, or only through the proxy in front of it). Other URLs go out.
+ */
+export const fetchOidc: typeof fetch = async (input, init) => {
+  const request = new Request(input, init);
+  const { oidc } = env();
+  const own = oidc.kind === "builtin" && request.url.startsWith(`${oidc.issuer}/`);
+  return own ? handleOidc(request) : fetch(request);
+};

@@ -1,5 +1,5 @@
-import { signIn } from "@/server/auth/next-auth";
-import { env } from "@/server/env";
+import { startSignIn } from "@/server/auth/next-auth";
+import { refuseOtherOrigin } from "@/server/auth/form-origin";
 
 export const dynamic = "force-dynamic";
 
@@ -9,16 +9,8 @@ export const dynamic = "force-dynamic";
  * client router, which the provider's pages must not be rendered through.
  */
 export async function POST(request: Request) {
-  const origin = request.headers.get("origin");
-  if (origin && origin !== new URL(env().publicBaseUrl).origin) {
-    return new Response("Cross-site sign-in refused.", { status: 403 });
-  }
+  const refused = refuseOtherOrigin(request);
+  if (refused) return refused;
   const form = await request.formData().catch(() => null);
-  const signup = form?.get("screen") === "signup";
-  const url = (await signIn(
-    "oidc",
-    { redirect: false, redirectTo: "/console" },
-    signup ? { screen_hint: "signup" } : {},
-  )) as string;
-  return new Response(null, { status: 303, headers: { Location: url } });
+  return startSignIn(form?.get("screen") === "signup" ? { screen_hint: "signup" } : {});
 }
