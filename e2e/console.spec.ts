@@ -1,5 +1,6 @@
 import { expect, test } from "@playwright/test";
 import { shot } from "./fixtures/people";
+import { loopback } from "./fixtures/product";
 
 test("the landing page shows where the API and the OCPP endpoint are", async ({ page }) => {
   await page.goto(process.env.E2E_BASE_URL!);
@@ -14,7 +15,7 @@ test("the site has an icon: /favicon.ico and every icon the landing page links t
   request,
 }) => {
   const base = process.env.E2E_BASE_URL!;
-  const favicon = await request.get(`${base}/favicon.ico`);
+  const favicon = await request.get(`${loopback(base)}/favicon.ico`);
   expect(favicon.status()).toBe(200);
   expect([...(await favicon.body()).subarray(0, 4)]).toEqual([0, 0, 1, 0]); // an ICO file
   await page.goto(base);
@@ -22,5 +23,5 @@ test("the site has an icon: /favicon.ico and every icon the landing page links t
     .locator('link[rel="icon"]')
     .evaluateAll((links) => links.map((link) => (link as HTMLLinkElement).href));
   expect(icons.some((href) => new URL(href).pathname === "/favicon.ico")).toBe(true);
-  for (const href of icons) expect((await request.get(href)).status(), href).toBe(200);
+  for (const href of icons) expect((await request.get(loopback(href))).status(), href).toBe(200);
 });

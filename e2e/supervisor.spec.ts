@@ -3,7 +3,7 @@ import { expect, test } from "@playwright/test";
 import pg from "pg";
 import { aCharger, waitUntil } from "../ocpp/testing";
 import { startEmbeddedDatabase } from "../server/db/embedded";
-import { newDataDir, startProduct, type Product } from "./fixtures/product";
+import { loopback, newDataDir, startProduct, type Product } from "./fixtures/product";
 
 /**
  * `npm start` keeps the product up: a child killed with SIGKILL comes back while the other keeps
@@ -24,7 +24,7 @@ async function aStation(product: Product, who: string) {
     who,
   ]) as { tenant_id: number; api_key: { secret: string } };
   const api = async (method: string, path: string, body: unknown) => {
-    const res = await fetch(`${product.baseUrl}/v1/tenants/${boot.tenant_id}${path}`, {
+    const res = await fetch(`${loopback(product.baseUrl)}/v1/tenants/${boot.tenant_id}${path}`, {
       method,
       headers: {
         authorization: `Bearer ${boot.api_key.secret}`,
@@ -51,16 +51,19 @@ async function aStation(product: Product, who: string) {
   await api("PUT", `/stations/${station.id}/credentials`, { password: PASSWORD });
   const read = async () =>
     (await (
-      await fetch(`${product.baseUrl}/v1/tenants/${boot.tenant_id}/stations/${station.id}`, {
-        headers: { authorization: `Bearer ${boot.api_key.secret}` },
-      })
+      await fetch(
+        `${loopback(product.baseUrl)}/v1/tenants/${boot.tenant_id}/stations/${station.id}`,
+        {
+          headers: { authorization: `Bearer ${boot.api_key.secret}` },
+        },
+      )
     ).json()) as { online: boolean };
   return { id: station.id, name, read };
 }
 
 async function bootedCharger(product: Product, name: string) {
   const charger = aCharger({
-    url: `${product.ocppUrl}/ocpp`,
+    url: `${loopback(product.ocppUrl)}/ocpp`,
     identity: name,
     password: PASSWORD,
     protocol: "ocpp2.0.1",
@@ -120,7 +123,7 @@ function within<T>(ms: number, promise: Promise<T>, what: string): Promise<T> {
 }
 
 async function ocppHealth(product: Product) {
-  const res = await fetch(`${product.ocppUrl.replace("ws:", "http:")}/health`);
+  const res = await fetch(`${loopback(product.ocppUrl).replace("ws:", "http:")}/health`);
   return (await res.json()) as { gateway_id: string; connections: number };
 }
 
@@ -138,7 +141,7 @@ test("a killed ocpp or web process is started again while the other keeps servin
 
     // kill -9 the gateway: the web keeps answering, the gateway comes back, the charger reboots.
     const ocppPid = childPid(product, "ocpp");
-    const web = watch(`${product.baseUrl}/v1/health`);
+    const web = watch(`${loopback(product.baseUrl)}/v1/health`);
     const chargerClosed = new Promise((resolve) => charger.once("close", resolve));
     process.kill(ocppPid, "SIGKILL");
     await within(15_000, chargerClosed, "the killed gateway's socket closed");
@@ -165,7 +168,7 @@ test("a killed ocpp or web process is started again while the other keeps servin
     // kill -9 the web: the gateway and the charger's socket stay up, the web comes back.
     const gateway = (await ocppHealth(product)).gateway_id;
     const webPid = childPid(product, "web");
-    const ocpp = watch(`${product.ocppUrl.replace("ws:", "http:")}/health`);
+    const ocpp = watch(`${loopback(product.ocppUrl).replace("ws:", "http:")}/health`);
     let chargerDropped = false;
     charger.once("close", () => (chargerDropped = true));
     process.kill(webPid, "SIGKILL");
@@ -173,7 +176,7 @@ test("a killed ocpp or web process is started again while the other keeps servin
     await charger.call("Heartbeat", {}); // while the web is down
     await waitUntil(async () => {
       try {
-        return (await fetch(`${product.baseUrl}/v1/health`)).status === 200;
+        return (await fetch(`${loopback(product.baseUrl)}/v1/health`)).status === 200;
       } catch {
         return false;
       }
@@ -259,6 +262,6 @@ test("when the embedded PostgreSQL dies, npm start says so, stops both processes
   // Nothing of this product is left: no PostgreSQL process on its data, no web, no gateway.
   const processes = execSync("ps -eo args", { encoding: "utf8" }).split("\n");
   expect(processes.filter((line) => line.includes(product.dataDir))).toEqual([]);
-  await expect(fetch(`${product.baseUrl}/v1/health`)).rejects.toThrow();
+  await expect(fetch(`${loopback(product.baseUrl)}/v1/health`)).rejects.toThrow();
   await expect(ocppHealth(product)).rejects.toThrow();
 });
