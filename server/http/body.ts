@@ -2,11 +2,23 @@ import { ApiError } from "../errors";
 
 /** Largest request body accepted on any route (documented in the OpenAPI document). */
 export const MAX_BODY_BYTES = 64 * 1024;
+/**
+ * Deepest nesting of arrays and objects accepted in a JSON body (documented in the OpenAPI
+ * document). No route's schema comes close; the bound lets code that walks a body recurse safely.
+ */
+export const MAX_JSON_DEPTH = 64;
 
 const tooLarge = () =>
   new ApiError("payload_too_large", `Request bodies are limited to ${MAX_BODY_BYTES} bytes.`, {
     max_bytes: MAX_BODY_BYTES,
   });
+
+export const nestedTooDeeply = () =>
+  new ApiError(
+    "invalid_json",
+    `The request body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels.`,
+    { max_depth: MAX_JSON_DEPTH },
+  );
 
 /** Reads a request body as text, refusing more than MAX_BODY_BYTES without buffering it all. */
 export async function readBodyText(req: Request): Promise<string> {
@@ -17,7 +29,9 @@ export async function readBodyText(req: Request): Promise<string> {
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {
-    const { done, value } = await reader.read();
+    const { done, value } = await reader.read().catch(() => {
+      throw new ApiError("invalid_json", "The request body ended before it was complete.");
+    });
     if (done) break;
     size += value.byteLength;
     if (size > MAX_BODY_BYTES) {
@@ -50,6 +64,7 @@ export async function readJsonBody(req: Request): Promise<unknown> {
       },
     );
   }
+  if (nestingExceeds(text, MAX_JSON_DEPTH)) throw nestedTooDeeply();
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {
@@ -59,7 +74,32 @@ export async function readJsonBody(req: Request): Promise<unknown> {
   }
 }
 
-/** JSON with object keys sorted, so equal bodies hash equally whatever their key order. */
+/**
+ * Whether JSON text opens more than `max` arrays or objects at once, ignoring brackets inside
+ * strings. One pass without recursion, before parsing, so no depth of input can exhaust the stack.
+ * Text that is not JSON may be miscounted; it fails to parse afterwards anyway.
+ */
+export function nestingExceeds(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c)
+        i++; // backslash: the next character is escaped
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
+}
+
+/**
+ * JSON with object keys sorted, so equal bodies hash equally whatever their key order. Recursive:
+ * it only sees parsed request bodies, which `readJsonBody` bounds to MAX_JSON_DEPTH levels.
+ */
 export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
   if (value && typeof value === "object") {

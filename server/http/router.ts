@@ -6,6 +6,7 @@ import { missingScopes } from "../keys/scopes";
 import { authenticate, resolveTenantAccess, type Caller, type TenantPrincipal } from "./auth";
 import { readJsonBody } from "./body";
 import { readIdempotencyKey, withIdempotency } from "./idempotency";
+import { routeNotFound } from "./raw-path";
 import { consumeRateLimit, rateLimitHeaders } from "./rate-limit";
 import type { Method, RouteDef } from "./route";
 import { parseOrThrow } from "./validation";
@@ -90,9 +91,7 @@ export function createRouter(routes: RouteDef[]) {
     try {
       const candidates = match(compiled, url.pathname);
       if (candidates.length === 0) {
-        throw new ApiError("route_not_found", `No route ${url.pathname.slice(0, 200)}.`, {
-          path: url.pathname.slice(0, 200),
-        });
+        throw routeNotFound(url.pathname);
       }
       const lookup = method === "HEAD" ? "GET" : method;
       const hit = candidates.find((c) => c.route.def.method === lookup);

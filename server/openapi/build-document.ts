@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { ERROR_STATUS, type ErrorCode } from "../errors";
-import { MAX_BODY_BYTES } from "../http/body";
+import { MAX_BODY_BYTES, MAX_JSON_DEPTH } from "../http/body";
 import { IDEMPOTENCY_TTL_HOURS } from "../http/idempotency";
 import type { RouteDef } from "../http/route";
 import { API_VERSIONS, LATEST_VERSION } from "../http/versions";
@@ -143,7 +143,8 @@ export function buildOpenApiDocument(routes: RouteDef[], serverUrl: string) {
       description: [
         "Tenant-scoped API for charging-station operators.",
         `Supported versions (request header \`Service-Version\`): ${API_VERSIONS.join(", ")}. Absent means the key's pinned version.`,
-        `Request bodies are limited to ${MAX_BODY_BYTES} bytes (413 \`payload_too_large\`).`,
+        `Request bodies are limited to ${MAX_BODY_BYTES} bytes (413 \`payload_too_large\`) and to ${MAX_JSON_DEPTH} levels of nested arrays and objects (400 \`invalid_json\` with \`details.max_depth\`).`,
+        "Bad input is a 4xx in the error shape, never a 5xx. No string anywhere in a request (body values and field names, path and query parameters) may contain U+0000: 422 `validation_failed` naming each such field in `details.fields`. A path that is not percent-encoded UTF-8 names no route: 404 `route_not_found`.",
         `Idempotency-Key: 8 to 128 printable characters; kept ${IDEMPOTENCY_TTL_HOURS} h per API key. Same key and request replays the first status and body (header \`Idempotent-Replayed: true\`); same key with another request: 422 \`idempotency_key_reused\`; a concurrent duplicate waits for the first and replays it. Error answers are not stored, so a retry after an error runs again.`,
         "Rate limits: per key per one-minute window (default 180; signed-in users' tokens 600). Every authenticated response carries `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset` (seconds until the window resets); 429 `rate_limited` adds `Retry-After`.",
         "Pagination: `after` (cursor, integer >= 0, default 0) and `limit` (1 to 100, default 50); responses carry `next_cursor` (null on the last page) and `has_more`.",

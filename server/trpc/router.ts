@@ -2,6 +2,7 @@ import { z } from "zod";
 import { db } from "../db";
 import { ApiError, type ErrorBody } from "../errors";
 import { resolveTenantAccess } from "../http/auth";
+import { nestedTooDeeply } from "../http/body";
 import { handleV1, allRoutes } from "../http/routes";
 import { isPlatformRole } from "../teams/roles";
 import { teamAllows } from "../teams/team-access";
@@ -21,6 +22,22 @@ export const operationInput = z.object({
 });
 export type OperationInput = z.input<typeof operationInput>;
 
+const invalidPathParameter = (name: string, message: string) =>
+  new ConsoleApiError(422, {
+    code: "validation_failed",
+    message: `Invalid path: ${name} ${message}`,
+    details: { fields: [{ field: name, message, location: "path" }] },
+  });
+
+/** The body as /v1 reads it. Far too deep to serialize is the same answer /v1 gives too deep. */
+function bodyText(body: unknown): string {
+  try {
+    return JSON.stringify(body);
+  } catch {
+    throw new ConsoleApiError(400, nestedTooDeeply().toBody().error);
+  }
+}
+
 const byId = new Map(allRoutes.map((r) => [r.operationId, r]));
 
 /** Runs one /v1 operation as the signed-in person and returns its body, or throws its error. */
@@ -33,8 +50,12 @@ async function run(
   if (!def) throw new Error(`no /v1 operation ${operationId}`);
   const path = def.path.replace(/\{(\w+)\}/g, (_, name: string) => {
     const value = input.params[name];
-    if (value === undefined) throw new Error(`${operationId}: missing path parameter ${name}`);
-    return encodeURIComponent(String(value));
+    if (value === undefined) throw invalidPathParameter(name, "is required");
+    try {
+      return encodeURIComponent(String(value));
+    } catch {
+      throw invalidPathParameter(name, "is not well-formed text (a lone surrogate)");
+    }
   });
   const url = new URL(`http://console.internal${path}`);
   for (const [k, v] of Object.entries(input.query ?? {})) {
@@ -47,7 +68,7 @@ async function run(
     new Request(url, {
       method: def.method,
       headers,
-      body: input.body === undefined ? undefined : JSON.stringify(input.body),
+      body: input.body === undefined ? undefined : bodyText(input.body),
     }),
     caller,
   );

@@ -1,0 +1,82 @@
+import { describe, expect, it } from "vitest";
+import { db } from "../db";
+import { userCaller } from "../http/auth";
+import { aTenantWithKey } from "../testing/builders";
+import { ConsoleApiError } from "./init";
+import { appRouter } from "./router";
+
+async function ownerConsole() {
+  const project = await aTenantWithKey();
+  const user = await db().user.findUniqueOrThrow({ where: { id: project.ownerUserId } });
+  return { project, trpc: appRouter.createCaller({ caller: userCaller(user) }) };
+}
+
+/** The API's own error, as the console receives it; never an internal error. */
+async function apiError(promise: Promise<unknown>) {
+  const error = await promise.then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(error, String(error)).toBeInstanceOf(ConsoleApiError);
+  return error as ConsoleApiError;
+}
+
+describe("the console's procedures meet bad input with the API's errors", () => {
+  it("U+0000 in a body string or a path parameter: validation_failed naming it", async () => {
+    const { project, trpc } = await ownerConsole();
+    const body = await apiError(
+      trpc.v1.createLocation({
+        params: { tenant_id: project.tenantId },
+        body: {
+          name: "a\u0000b",
+          address: { street: "1 Main St", city: "Austin", country: "US" },
+          coordinates: { latitude: 30, longitude: -97 },
+          time_zone: "America/Chicago",
+        },
+        idempotencyKey: "console-nul-0001",
+      }),
+    );
+    expect(body.code).toBe("BAD_REQUEST");
+    expect(body.body).toMatchObject({
+      code: "validation_failed",
+      details: { fields: [{ field: "name" }] },
+    });
+    const path = await apiError(
+      trpc.v1.getWebhook({ params: { tenant_id: project.tenantId, webhook_id: "wh\u0000" } }),
+    );
+    expect(path.body).toMatchObject({
+      code: "validation_failed",
+      details: { fields: [{ field: "webhook_id" }] },
+    });
+  });
+
+  it("a body nested too deeply: invalid_json", async () => {
+    const { project, trpc } = await ownerConsole();
+    let deep: unknown = 1;
+    for (let i = 0; i < 6000; i++) deep = [deep];
+    const error = await apiError(
+      trpc.v1.createTariff({
+        params: { tenant_id: project.tenantId },
+        body: { rules: deep },
+        idempotencyKey: "console-deep-0001",
+      }),
+    );
+    expect(error.body).toMatchObject({ code: "invalid_json", details: { max_depth: 64 } });
+  });
+
+  it("a path parameter that is missing or not well-formed text: validation_failed, not an internal error", async () => {
+    const { project, trpc } = await ownerConsole();
+    const missing = await apiError(trpc.v1.getStation({ params: { tenant_id: project.tenantId } }));
+    expect(missing.body).toMatchObject({
+      code: "validation_failed",
+      details: { fields: [{ field: "station_id", location: "path" }] },
+    });
+    const surrogate = await apiError(
+      trpc.v1.getWebhook({ params: { tenant_id: project.tenantId, webhook_id: "\ud800" } }),
+    );
+    expect(surrogate.body).toMatchObject({
+      code: "validation_failed",
+      details: { fields: [{ field: "webhook_id", location: "path" }] },
+    });
+  });
+});
