@@ -1,7 +1,7 @@
 import type { IncomingMessage } from "node:http";
 import type { Socket } from "node:net";
 import type { Duplex } from "node:stream";
-import { RPCServer, createRPCError } from "ocpp-rpc";
+import { RPCServer } from "ocpp-rpc";
 import type { Db } from "../server/db";
 import {
   recordConnected,
@@ -13,6 +13,9 @@ import { newId } from "../server/lib/ids";
 import { log } from "../server/log";
 import { verifyPassword } from "../server/lib/passwords";
 import { PROTOCOLS, strictModeValidators } from "./protocol/validators";
+import { callFailure } from "./protocol/call-errors";
+import { GuardedSocket } from "./protocol/frame-guard";
+import { refuseUnstorable } from "./protocol/storable";
 import { runOperations } from "./operations";
 import { answerPolitely } from "./handlers/fallback";
 import { v16Handlers } from "./handlers/v16";
@@ -70,7 +73,8 @@ export async function createGateway({
     callTimeoutMs,
     pingIntervalMs: 30_000,
     respondWithDetailedErrors: false,
-    wssOptions: { maxPayload: MAX_FRAME_BYTES },
+    // Frames pass the frame guard (message ID length, depth, errors in the protocol's words).
+    wssOptions: { maxPayload: MAX_FRAME_BYTES, WebSocket: GuardedSocket },
   });
 
   type Accept = (session: Session, protocol?: string) => void;
@@ -123,6 +127,7 @@ export async function createGateway({
     // retried message finds the first one's record, and status changes apply in arrival order.
     let queue: Promise<unknown> = Promise.resolve();
     client.handle(({ method, params, messageId }) => {
+      refuseUnstorable(client.protocol, method, params);
       const next = queue.then(() => handleCall(charger, handlers, method, params, messageId));
       queue = next.catch(() => {});
       return next;
@@ -205,8 +210,11 @@ export async function createGateway({
         { maxWait: 10_000, timeout: 15_000 },
       );
     } catch (error) {
-      log.error("charger call failed", { stationId: charger.stationId, method, error });
-      throw createRPCError("InternalError", "The call could not be recorded; retry it.") as Error;
+      const failure = callFailure(error);
+      if (failure.refused)
+        log.warn("charger call refused", { stationId: charger.stationId, method, error });
+      else log.error("charger call failed", { stationId: charger.stationId, method, error });
+      throw failure.error;
     }
   }
 
