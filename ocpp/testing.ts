@@ -3,16 +3,19 @@ import type { AddressInfo } from "node:net";
 import { RPCClient } from "ocpp-rpc";
 import WebSocket from "ws";
 import { db } from "../server/db";
-import { createGateway } from "./gateway";
+import { createGateway, type GatewayOptions } from "./gateway";
 import { createOcppServer, type TlsFiles } from "./http-server";
 import { strictModeValidators } from "./protocol/validators";
 
 /** A real gateway on a loopback port, against this test file's database. */
-export async function startTestGateway(options: { callTimeoutMs?: number; tls?: TlsFiles } = {}) {
+export async function startTestGateway(
+  options: { callTimeoutMs?: number; tls?: TlsFiles; auth?: GatewayOptions["auth"] } = {},
+) {
   const gateway = await createGateway({
     db: db(),
     databaseUrl: process.env.DATABASE_URL!,
     callTimeoutMs: options.callTimeoutMs ?? 1500,
+    ...(options.auth ? { auth: options.auth } : {}),
   });
   const server = createOcppServer({
     gateway,
