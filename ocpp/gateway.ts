@@ -1,7 +1,7 @@
 import type { IncomingMessage } from "node:http";
 import type { Socket } from "node:net";
 import type { Duplex } from "node:stream";
-import { RPCServer, createRPCError } from "ocpp-rpc";
+import { RPCServer } from "ocpp-rpc";
 import type { Db } from "../server/db";
 import { lockStation } from "../server/db/locks";
 import { inTransaction } from "../server/db/retry";
@@ -13,8 +13,19 @@ import {
 import type { Prisma } from "../server/generated/prisma/client";
 import { newId } from "../server/lib/ids";
 import { log } from "../server/log";
-import { verifyPassword } from "../server/lib/passwords";
+import { dummyPasswordHash, verifyPassword } from "../server/lib/passwords";
+import { STATION_NAME_PATTERN } from "../server/stations/station-schema";
+import {
+  DEFAULT_AUTH_LIMITS,
+  chargerAddress,
+  reserveAttempt,
+  type AuthLimits,
+} from "./auth-limits";
+import { DEFAULT_CHECK_QUEUE, createCheckQueue, type CheckQueueOptions } from "./auth-queue";
 import { PROTOCOLS, strictModeValidators } from "./protocol/validators";
+import { callFailure } from "./protocol/call-errors";
+import { GuardedSocket } from "./protocol/frame-guard";
+import { refuseUnstorable } from "./protocol/storable";
 import { runOperations } from "./operations";
 import { answerPolitely } from "./handlers/fallback";
 import { v16Handlers } from "./handlers/v16";
@@ -47,7 +58,17 @@ type Client = {
   on: (event: string, listener: (...args: unknown[]) => void) => void;
 };
 
-export type GatewayOptions = { db: Db; databaseUrl: string; callTimeoutMs?: number };
+export type GatewayOptions = {
+  db: Db;
+  databaseUrl: string;
+  callTimeoutMs?: number;
+  /** charger password checks: limits, turns, and the verifier (tests wrap it to watch it) */
+  auth?: {
+    limits?: Partial<AuthLimits>;
+    queue?: Partial<CheckQueueOptions>;
+    verifyPassword?: (password: Buffer, hash: string) => Promise<boolean>;
+  };
+};
 
 /**
  * The charger-facing side of an `ocpp` process: accepts OCPP-J websockets at /ocpp/<station name>,
@@ -60,9 +81,11 @@ export async function createGateway({
   db,
   databaseUrl,
   callTimeoutMs = 30_000,
+  auth = {},
 }: GatewayOptions): Promise<Gateway> {
   const id = newId("gw");
   await db.gateway.create({ data: { id } });
+  await dummyPasswordHash(); // made now, so no charger's handshake pays for it
   const clients = new Map<number, { client: Client; connectedAt: Date }>();
   /** disconnects being written; close() waits for them before the process lets its pool go */
   const disconnects = new Set<Promise<void>>();
@@ -74,7 +97,8 @@ export async function createGateway({
     callTimeoutMs,
     pingIntervalMs: 30_000,
     respondWithDetailedErrors: false,
-    wssOptions: { maxPayload: MAX_FRAME_BYTES },
+    // Frames pass the frame guard (message ID length, depth, errors in the protocol's words).
+    wssOptions: { maxPayload: MAX_FRAME_BYTES, WebSocket: GuardedSocket },
   });
 
   type Accept = (session: Session, protocol?: string) => void;
@@ -84,26 +108,69 @@ export async function createGateway({
     password?: Buffer;
     endpoint: string;
     protocols: Set<string>;
+    remoteAddress?: string;
+    headers: IncomingMessage["headers"];
   };
   server.auth(
-    (accept: Accept, reject: Reject, handshake: Handshake) =>
-      void authenticate(accept, reject, handshake),
+    (accept: Accept, reject: Reject, handshake: Handshake, signal?: AbortSignal) =>
+      void authenticate(accept, reject, handshake, signal),
   );
 
-  async function authenticate(accept: Accept, reject: Reject, handshake: Handshake) {
+  const limits = { ...DEFAULT_AUTH_LIMITS, ...auth.limits };
+  const checks = createCheckQueue({ ...DEFAULT_CHECK_QUEUE, ...auth.queue });
+  const verify = auth.verifyPassword ?? verifyPassword;
+
+  /**
+   * HTTP Basic (security profile 1) before the upgrade. Attempts are limited per station name and
+   * per client address (`reserveAttempt`, shared by every gateway) and refused past the limit
+   * without checking the password (429; ocpp-rpc's reject cannot add Retry-After, so the wait is
+   * in the body). Checks take turns by address, one at a time per name (`createCheckQueue`), so
+   * guessing cannot take the threads scrypt runs on from other chargers. Unknown names and
+   * stations without a password are checked against a dummy hash: every refusal costs one scrypt
+   * and reads 401, so timing does not tell which names exist.
+   */
+  async function authenticate(
+    accept: Accept,
+    reject: Reject,
+    handshake: Handshake,
+    signal?: AbortSignal,
+  ) {
     try {
       if (handshake.endpoint.replace(/\/+$/, "") !== "/ocpp") return reject(404, "Not Found");
       const protocol = PROTOCOLS.find((p) => handshake.protocols.has(p));
       if (!protocol) return reject(400, "Unsupported subprotocol");
-      const station = await db.station.findUnique({
-        where: { nameKey: handshake.identity.toLowerCase() },
-      });
-      // Unknown names and bad credentials get the same answer.
-      if (!station || !station.passwordHash || !handshake.password)
+      // No password, or a name no station can have: nothing is being guessed.
+      if (!handshake.password || !STATION_NAME_PATTERN.test(handshake.identity))
         return reject(401, "Unauthorized");
-      if (!(await verifyPassword(handshake.password, station.passwordHash)))
-        return reject(401, "Unauthorized");
-      accept({ stationId: station.id, tenantId: station.tenantId, name: station.name }, protocol);
+      const address = chargerAddress(handshake.remoteAddress, handshake.headers["x-forwarded-for"]);
+      const turn = await checks.take(address, handshake.identity.toLowerCase(), signal);
+      if (!turn.ok)
+        return turn.reason === "busy"
+          ? reject(503, "Service Unavailable")
+          : reject(
+              429,
+              turn.reason === "name"
+                ? "This station's previous handshake is still being checked; retry later."
+                : "Too many handshakes from this address at once; retry later.",
+            );
+      try {
+        if (signal?.aborted) return;
+        const reserved = await reserveAttempt({ db, name: handshake.identity, address, limits });
+        if (!reserved.allowed)
+          return reject(429, `Too many failed attempts; retry in ${reserved.retryAfterSeconds} s.`);
+        const station = await db.station.findUnique({
+          where: { nameKey: handshake.identity.toLowerCase() },
+        });
+        // Checked whether or not the station exists: the check is what takes the time.
+        const hash = station?.passwordHash ?? (await dummyPasswordHash());
+        const right = await verify(handshake.password, hash);
+        if (!station || !right) return reject(401, "Unauthorized");
+        accept({ stationId: station.id, tenantId: station.tenantId, name: station.name }, protocol);
+        turn.done(); // before the answer reaches the charger, which may reconnect at once
+        await reserved.giveBack();
+      } finally {
+        turn.done();
+      }
     } catch (error) {
       log.error("ocpp auth failed", { error });
       reject(503, "Service Unavailable");
@@ -127,6 +194,7 @@ export async function createGateway({
     // retried message finds the first one's record, and status changes apply in arrival order.
     let queue: Promise<unknown> = Promise.resolve();
     client.handle(({ method, params, messageId }) => {
+      refuseUnstorable(client.protocol, method, params);
       const next = queue.then(() => handleCall(charger, handlers, method, params, messageId));
       queue = next.catch(() => {});
       return next;
@@ -214,8 +282,11 @@ export async function createGateway({
         { maxWait: 10_000, timeout: 15_000 },
       );
     } catch (error) {
-      log.error("charger call failed", { stationId: charger.stationId, method, error });
-      throw createRPCError("InternalError", "The call could not be recorded; retry it.") as Error;
+      const failure = callFailure(error);
+      if (failure.refused)
+        log.warn("charger call refused", { stationId: charger.stationId, method, error });
+      else log.error("charger call failed", { stationId: charger.stationId, method, error });
+      throw failure.error;
     }
   }
 

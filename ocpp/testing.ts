@@ -1,16 +1,21 @@
+import { once } from "node:events";
 import type { AddressInfo } from "node:net";
 import { RPCClient } from "ocpp-rpc";
+import WebSocket from "ws";
 import { db } from "../server/db";
-import { createGateway } from "./gateway";
+import { createGateway, type GatewayOptions } from "./gateway";
 import { createOcppServer, type TlsFiles } from "./http-server";
 import { strictModeValidators } from "./protocol/validators";
 
 /** A real gateway on a loopback port, against this test file's database. */
-export async function startTestGateway(options: { callTimeoutMs?: number; tls?: TlsFiles } = {}) {
+export async function startTestGateway(
+  options: { callTimeoutMs?: number; tls?: TlsFiles; auth?: GatewayOptions["auth"] } = {},
+) {
   const gateway = await createGateway({
     db: db(),
     databaseUrl: process.env.DATABASE_URL!,
     callTimeoutMs: options.callTimeoutMs ?? 1500,
+    ...(options.auth ? { auth: options.auth } : {}),
   });
   const server = createOcppServer({
     gateway,
@@ -58,4 +63,44 @@ export async function waitUntil(check: () => boolean | Promise<boolean>, ms = 80
     if (Date.now() > deadline) throw new Error("condition not met in time");
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+/**
+ * A charger speaking OCPP-J frames by hand over a plain `ws` socket, for frames a strict client
+ * cannot send (unparseable, over-long message IDs, deep nesting). `exchange` sends one frame and
+ * resolves with the parsed answer carrying `messageId`.
+ */
+export async function aRawCharger(options: {
+  url: string;
+  identity: string;
+  password: string;
+  protocol: "ocpp1.6" | "ocpp2.0.1" | "ocpp2.1";
+}) {
+  const basic = Buffer.from(`${options.identity}:${options.password}`).toString("base64");
+  const ws = new WebSocket(
+    `${options.url}/${encodeURIComponent(options.identity)}`,
+    [options.protocol],
+    {
+      headers: { authorization: `Basic ${basic}` },
+    },
+  );
+  await once(ws, "open");
+  const received: unknown[][] = [];
+  ws.on("message", (data: Buffer) => received.push(JSON.parse(data.toString("utf8")) as unknown[]));
+  return {
+    received,
+    isOpen: () => ws.readyState === WebSocket.OPEN,
+    exchange: async (frame: string, messageId: string) => {
+      ws.send(frame);
+      let answer: unknown[] | undefined;
+      await waitUntil(() => {
+        answer = received.find((r) => r[1] === messageId);
+        return answer !== undefined || ws.readyState !== WebSocket.OPEN;
+      }, 5000);
+      if (!answer) throw new Error(`no answer to ${messageId}; the socket closed`);
+      received.splice(received.indexOf(answer), 1);
+      return answer;
+    },
+    close: () => ws.terminate(),
+  };
 }

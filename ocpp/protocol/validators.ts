@@ -64,9 +64,10 @@ const SCHEMA_ID = /^urn:([A-Za-z0-9]{1,64})\.(req|conf)$/;
  * - an action the protocol does not define is `NotImplemented` (OCPP-J), not the `ProtocolError`
  *   ocpp-rpc raises when it finds no schema;
  * - occurrence errors are spelled `OccurrenceConstraintViolation`, as OCPP 2.0.1 and 2.1 define
- *   them (ocpp-rpc raises the OCPP 1.6 misspelling `OccurenceConstraintViolation`; for 1.6 its
- *   own wire errata fix already sends the corrected spelling, so 1.6 answers do not change).
- * ocpp-rpc itself turns `FormatViolation` into 1.6's `FormationViolation` on 1.6 connections.
+ *   them (ocpp-rpc raises the OCPP 1.6 spelling `OccurenceConstraintViolation`).
+ * ocpp-rpc itself turns `FormatViolation` into 1.6's `FormationViolation` on 1.6 connections, and
+ * (wrongly, see `wireErrorCode` in frame-guard.ts) 1.6's `OccurenceConstraintViolation` into the
+ * 2.x spelling; the gateway puts every code in its connection's protocol's words on the wire.
  */
 function strictValidator(subprotocol: Protocol, schemas: Schema[]): Validator {
   const validator = createValidator(subprotocol, schemas);
@@ -95,12 +96,28 @@ function strictValidator(subprotocol: Protocol, schemas: Schema[]): Validator {
   return validator;
 }
 
+/** The official schemas of each protocol, under the IDs ocpp-rpc looks up. */
+const schemas: Readonly<Record<Protocol, Schema[]>> = {
+  "ocpp1.6": bundled("ocpp1_6"),
+  "ocpp2.0.1": bundled("ocpp2_0_1"),
+  "ocpp2.1": ocpp21Schemas(),
+};
+
 /** One strict-mode validator per protocol, for `RPCServer` and `RPCClient` alike. */
 export const validators: Readonly<Record<Protocol, Validator>> = {
-  "ocpp1.6": strictValidator("ocpp1.6", bundled("ocpp1_6")),
-  "ocpp2.0.1": strictValidator("ocpp2.0.1", bundled("ocpp2_0_1")),
-  "ocpp2.1": strictValidator("ocpp2.1", ocpp21Schemas()),
+  "ocpp1.6": strictValidator("ocpp1.6", schemas["ocpp1.6"]),
+  "ocpp2.0.1": strictValidator("ocpp2.0.1", schemas["ocpp2.0.1"]),
+  "ocpp2.1": strictValidator("ocpp2.1", schemas["ocpp2.1"]),
 };
+
+const requestSchemas = new Map<string, Schema>(
+  PROTOCOLS.flatMap((p) => schemas[p].map((s) => [`${p} ${s.$id ?? ""}`, s] as const)),
+);
+
+/** The official request schema of an action (`$ref`s point into its own `definitions`). */
+export function requestSchema(protocol: string, action: string): Schema | undefined {
+  return requestSchemas.get(`${protocol} urn:${action}.req`);
+}
 
 /** Pass as `strictModeValidators` (with `strictMode: true`) to ocpp-rpc's server and client. */
 export const strictModeValidators: Validator[] = PROTOCOLS.map((p) => validators[p]);

@@ -18,9 +18,23 @@ export async function findConnector(tx: DbTx, stationId: number, ref: ConnectorR
   });
 }
 
+/** A connector the station was not registered with: a transaction on it is not recorded. */
+export class UnknownConnector extends Error {
+  constructor(readonly ref: ConnectorRef) {
+    super(
+      "connectorNumber" in ref
+        ? `connectorId ${ref.connectorNumber} is not a connector of this station.`
+        : `EVSE ${ref.evseNumber}${ref.evseConnectorNumber ? ` connector ${ref.evseConnectorNumber}` : ""} is not a connector of this station.`,
+    );
+    this.name = "UnknownConnector";
+  }
+}
+
 /**
  * Starts (or finds) a transaction. A charger that reports the same start twice gets the same
- * transaction: 2.x by its transactionId; 1.6 by connector, token and start time.
+ * transaction: 2.x by its transactionId; 1.6 by connector, token and start time. A named
+ * connector the station lacks throws `UnknownConnector` (no transaction without its connector);
+ * only a 2.x transaction first seen without `evse` has none.
  */
 export async function startTransaction(
   tx: DbTx,
@@ -36,6 +50,7 @@ export async function startTransaction(
   const connector = start.connector
     ? await findConnector(tx, charger.stationId, start.connector)
     : null;
+  if (start.connector && !connector) throw new UnknownConnector(start.connector);
   if (start.reference) {
     const existing = await tx.transaction.findUnique({
       where: { stationId_reference: { stationId: charger.stationId, reference: start.reference } },

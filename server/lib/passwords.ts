@@ -38,3 +38,15 @@ export async function verifyPassword(password: string | Buffer, stored: string):
   });
   return actual.length === expected.length && crypto.timingSafeEqual(actual, expected);
 }
+
+let dummy: Promise<string> | undefined;
+
+/**
+ * A hash no password matches (of 32 random bytes, never kept), with the current parameters.
+ * Checking a password against it costs what checking a real one costs, so a login for an unknown
+ * name, or one without a password, takes as long as a wrong password for a known one.
+ */
+export function dummyPasswordHash(): Promise<string> {
+  dummy ??= hashPassword(crypto.randomBytes(32));
+  return dummy;
+}

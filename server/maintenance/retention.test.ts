@@ -52,4 +52,21 @@ describe("retention", () => {
     expect(faults.map((f) => f.id).sort()).toEqual([recent.id, open.id].sort());
     expect(faults.map((f) => f.id)).not.toContain(old.id);
   });
+
+  it("drops rate-limit windows an hour old", async () => {
+    const now = new Date("2026-11-22T12:00:00Z");
+    const minutesAgo = (m: number) => new Date(now.getTime() - m * 60_000);
+    await db().rateLimitWindow.createMany({
+      data: [
+        { apiKeyId: "ocpp-auth:name:stale", windowStart: minutesAgo(61), count: 3 },
+        { apiKeyId: "ocpp-auth:name:fresh", windowStart: minutesAgo(1), count: 3 },
+      ],
+    });
+    const deleted = await applyRetention({ db: db(), now });
+    expect(deleted.rate_limit_windows).toBe(1);
+    const left = await db().rateLimitWindow.findMany({
+      where: { apiKeyId: { startsWith: "ocpp" } },
+    });
+    expect(left.map((w) => w.apiKeyId)).toEqual(["ocpp-auth:name:fresh"]);
+  });
 });

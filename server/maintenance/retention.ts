@@ -31,6 +31,7 @@ export async function applyRetention({
     idempotency_records: 0,
     charger_messages: 0,
     oidc_records: 0,
+    rate_limit_windows: 0,
   };
   const loop = async (run: () => Promise<number>) => {
     let total = 0;
@@ -57,6 +58,12 @@ export async function applyRetention({
   deleted.oidc_records = await loop(
     () =>
       db.$executeRaw`DELETE FROM oidc_records WHERE (kind, id) IN (SELECT kind, id FROM oidc_records WHERE expires_at < ${now} LIMIT ${batch})`,
+  );
+  // Rate-limit windows (API keys, sign-in, charger passwords) last a minute; a row an hour old
+  // counts nothing anyone reads. Charger guesses add a row per name tried, so they must go.
+  deleted.rate_limit_windows = await loop(
+    () =>
+      db.$executeRaw`DELETE FROM rate_limit_windows WHERE api_key_id IN (SELECT api_key_id FROM rate_limit_windows WHERE window_start < ${ago(now, HOUR)} LIMIT ${batch})`,
   );
   return deleted;
 }

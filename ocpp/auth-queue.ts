@@ -1,0 +1,116 @@
+export type CheckQueueOptions = {
+  /** password checks running at once (scrypt runs on libuv's pool, 4 threads by default) */
+  concurrency: number;
+  /** handshakes from one address waiting for a check; more are refused at once */
+  maxWaitingPerAddress: number;
+  /** handshakes waiting in all; more are refused at once */
+  maxWaiting: number;
+  /** longest a handshake waits for its turn */
+  maxWaitMs: number;
+};
+
+/**
+ * Three checks at once leave one of libuv's four threads to DNS and file work (webhook delivery
+ * runs in this process too). 1,024 waiting is about ten seconds of checks.
+ */
+export const DEFAULT_CHECK_QUEUE: CheckQueueOptions = {
+  concurrency: 3,
+  maxWaitingPerAddress: 64,
+  maxWaiting: 1_024,
+  maxWaitMs: 10_000,
+};
+
+export type Turn =
+  | { ok: true; done: () => void }
+  /**
+   * `name`: a handshake for that station name is already waiting or being checked; `address`:
+   * that address already has too many waiting; `busy`: the whole queue is full or slow.
+   */
+  | { ok: false; reason: "name" | "address" | "busy" | "gone" };
+
+type Waiter = { name: string; grant: (turn: Turn) => void };
+
+/**
+ * Password checks take turns, round-robin by client address: each address has its own line and
+ * a free slot goes to the next address in the ring, so a flood from a few addresses delays
+ * another charger by about one check, not by the flood's length. One station name has at most
+ * one handshake waiting or checked at a time (its charger only ever needs one), so guesses at
+ * one name are answered at once and hold no slot. Lines and the queue are bounded, so a flood
+ * is refused at once rather than held in memory.
+ */
+export function createCheckQueue(options: CheckQueueOptions) {
+  let running = 0;
+  let waiting = 0;
+  const names = new Set<string>();
+  // A Map iterates in insertion order: the first key is the address whose turn is next.
+  const lines = new Map<string, Waiter[]>();
+
+  const granted = (name: string): Turn => {
+    running += 1;
+    let finished = false;
+    return {
+      ok: true,
+      done: () => {
+        if (finished) return;
+        finished = true;
+        running -= 1;
+        names.delete(name);
+        next();
+      },
+    };
+  };
+
+  function next() {
+    while (running < options.concurrency) {
+      const first = lines.entries().next();
+      if (first.done) return;
+      const [address, line] = first.value;
+      const waiter = line.shift()!;
+      lines.delete(address);
+      if (line.length > 0) lines.set(address, line); // to the back of the ring
+      waiting -= 1;
+      waiter.grant(granted(waiter.name));
+    }
+  }
+
+  function take(address: string, name: string, signal?: AbortSignal): Promise<Turn> {
+    if (signal?.aborted) return Promise.resolve({ ok: false, reason: "gone" });
+    if (names.has(name)) return Promise.resolve({ ok: false, reason: "name" });
+    if (running < options.concurrency && waiting === 0) {
+      names.add(name);
+      return Promise.resolve(granted(name));
+    }
+    const line = lines.get(address) ?? [];
+    if (line.length >= options.maxWaitingPerAddress)
+      return Promise.resolve({ ok: false, reason: "address" });
+    if (waiting >= options.maxWaiting) return Promise.resolve({ ok: false, reason: "busy" });
+    return new Promise<Turn>((resolve) => {
+      const leave = (reason: "busy" | "gone") => {
+        const index = line.indexOf(waiter);
+        if (index < 0) return;
+        line.splice(index, 1);
+        if (line.length === 0) lines.delete(address);
+        waiting -= 1;
+        names.delete(name);
+        settle({ ok: false, reason });
+      };
+      const timer = setTimeout(() => leave("busy"), options.maxWaitMs);
+      const onAbort = () => leave("gone");
+      const settle = (turn: Turn) => {
+        clearTimeout(timer);
+        signal?.removeEventListener("abort", onAbort);
+        resolve(turn);
+      };
+      const waiter: Waiter = { name, grant: settle };
+      signal?.addEventListener("abort", onAbort, { once: true });
+      line.push(waiter);
+      lines.set(address, line);
+      names.add(name);
+      waiting += 1;
+    });
+  }
+
+  return { take, stats: () => ({ running, waiting }) };
+}
+
+export type CheckQueue = ReturnType<typeof createCheckQueue>;
