@@ -199,28 +199,40 @@ export async function createGateway({
       queue = next.catch(() => {});
       return next;
     });
-    const connectedAt = await recordConnected({
+    // The close listener goes on before the first await: a socket that closes while its connect is
+    // still being recorded must still be recorded offline (and never enter `clients`).
+    let closed = false;
+    const connected = recordConnected({
       db,
       station: { id: stationId, tenantId },
       gatewayId: id,
       protocol: client.protocol,
     });
-    clients.set(stationId, { client, connectedAt });
-    if (previous)
-      void previous.client.close({ code: 1000, reason: "replaced by a new connection" });
     client.on("close", () => {
+      closed = true;
       if (clients.get(stationId)?.client === client) clients.delete(stationId);
-      const recording = recordDisconnected({
-        db,
-        station: { id: stationId, tenantId },
-        gatewayId: id,
-        connectedAt,
-      }).catch((error: unknown) =>
-        log.error("recording a disconnect failed", { stationId, error }),
-      );
+      const recording = connected
+        .then(
+          (connectedAt) =>
+            recordDisconnected({
+              db,
+              station: { id: stationId, tenantId },
+              gatewayId: id,
+              connectedAt,
+            }),
+          () => undefined, // the connect was never recorded: nothing to undo
+        )
+        .catch((error: unknown) =>
+          log.error("recording a disconnect failed", { stationId, error }),
+        );
       disconnects.add(recording);
       void recording.finally(() => disconnects.delete(recording));
     });
+    const connectedAt = await connected;
+    if (closed) return;
+    clients.set(stationId, { client, connectedAt });
+    if (previous)
+      void previous.client.close({ code: 1000, reason: "replaced by a new connection" });
     log.info("station connected", { stationId, protocol: client.protocol });
   }
 
