@@ -289,11 +289,11 @@ describe("worked examples", () => {
     expect(r.total).toEqual({ excl_vat_minor: 1000, incl_vat_minor: 1300 });
   });
 
-  it("13. VAT applies per component; rounding once per dimension", () => {
+  it("13. VAT applies per component; each total is rounded once", () => {
     // ENERGY $0.30 +20%, TIME $1/h no VAT, PARKING $6/h +8.25%.
     // 1 h charging 10 kWh, then 20 min idle.
-    // energy 300 c excl, 360 c incl; time 100/100; parking 200 c excl, 216.5 -> 217 c incl
-    // totals 600 c excl, 677 c incl
+    // energy 300 c excl, 360 c incl; time 100/100; parking 200 c excl, 216.5 c incl
+    // totals 600 c excl; 676.5 -> 677 c incl, the missing cent allocated to parking (217)
     const tariff = aTariff({
       elements: [
         {
@@ -529,6 +529,44 @@ describe("worked examples", () => {
       idle_seconds: 1800,
     });
     expect(r.total.excl_vat_minor).toBe(900);
+  });
+
+  it("22. exact totals: an exact $10.300 bills $10.30, not $10.31", () => {
+    // ENERGY $0.30/kWh +10% VAT, TIME $3.435/h, PARKING $3.43/h. 1 h charging 11.45 kWh, 1 h idle.
+    // energy 11 450 Wh x 0.03 c/Wh = 343.5 c excl, 377.85 c incl
+    // time   1 h x 343.5 c/h       = 343.5 c
+    // parking 1 h x 343 c/h        = 343 c
+    // excl: exact 1 030 c -> 1 030 (each line rounded half up first would give 344 + 344 + 343 =
+    //   1 031). Lines: floors 343 + 343 + 343 = 1 029; the missing cent goes to the largest
+    //   remainder, 0.5 for energy and time alike: the tie goes to energy, listed first -> 344/343/343.
+    // incl: exact 377.85 + 343.5 + 343 = 1 064.35 -> 1 064 (per line: 378 + 344 + 343 = 1 065).
+    //   Floors 377 + 343 + 343 = 1 063; one cent to the largest remainder (energy, 0.85) -> 378.
+    const tariff = aTariff({
+      elements: [
+        {
+          price_components: [
+            { type: "ENERGY", price: 0.3, vat: 10 },
+            { type: "TIME", price: 3.435 },
+            { type: "PARKING_TIME", price: 3.43 },
+          ],
+        },
+      ],
+    });
+    const session = aMeterSession("2026-10-15T10:00:00Z", [
+      [0, 0],
+      [60, 11_450],
+      [120, 11_450],
+    ]);
+    const r = priceSession(tariff, session);
+    expect(r.total).toEqual({ excl_vat_minor: 1030, incl_vat_minor: 1064 });
+    const lines = (key: "excl_vat_minor" | "incl_vat_minor") =>
+      [r.dimensions.energy, r.dimensions.time, r.dimensions.parking_time].map((d) => d[key]);
+    expect(lines("excl_vat_minor")).toEqual([344, 343, 343]);
+    expect(lines("incl_vat_minor")).toEqual([378, 343, 343]);
+    expect(r.dimensions.energy).toMatchObject({
+      exact_excl_vat_minor: "343.5000",
+      exact_incl_vat_minor: "377.8500",
+    });
   });
 });
 

@@ -2,13 +2,15 @@
  * priceSession: a tariff snapshot and a session in, costs per dimension out, in integer US cents.
  *
  * OCPI 2.2.1 semantics with the service's rules (spec section 9); every choice OCPI leaves open is
- * written down in ./README.md. Arithmetic is exact (./rational.ts) until `toMinor`, the one place
- * that rounds: each dimension's exact cost, excl. and incl. VAT, goes to whole cents half up.
+ * written down in ./README.md. Arithmetic is exact (./rational.ts) until ./rounding.ts, the one
+ * place that rounds: each total the customer pays (excl. and incl. VAT) is rounded once and its
+ * cents are allocated back to the dimensions.
  */
 import { PricingError } from "./errors";
-import { type Period, buildPeriods } from "./periods";
+import { buildPeriods } from "./periods";
 import {
   type Rational,
+  ONE,
   ZERO,
   add,
   ceilToMultiple,
@@ -16,13 +18,21 @@ import {
   floor,
   isPositive,
   mul,
-  rat,
-  roundHalfUp,
   sub,
+  toFixed,
   toNumber,
 } from "./rational";
 import { type PeriodContext, restrictionsHold, timeBoundaries } from "./restrictions";
-import { type PriceResult, describeActivity, describePeriod } from "./price-result";
+import {
+  type DimensionCost,
+  type PriceResult,
+  type PricedDimension,
+  type PricedPeriod,
+  PRICED_DIMENSIONS,
+  describeActivity,
+  describePeriod,
+} from "./price-result";
+import { allocateCents } from "./rounding";
 import { type SessionActivity, type SessionInput, deriveActivity } from "./session";
 import { type CompiledComponent, type CompiledTariff, compileTariff } from "./tariff-model";
 import type { TariffSnapshot } from "./tariff-schema";
@@ -33,35 +43,28 @@ export interface PriceOptions {
   periods?: boolean;
 }
 
-/** The one rounding place: an exact amount in cents to whole cents, exact halves up. */
-export function toMinor(amount: Rational): number {
-  return Number(roundHalfUp(amount));
-}
-
+/**
+ * What one dimension billed: volume per component (so money is multiplied out once per component,
+ * not once per period), the last component that applied and what step rounding added.
+ */
 interface Accumulator {
-  volume: Rational; // Wh or ms
-  excl: Rational;
-  incl: Rational;
+  readonly volumes: Map<CompiledComponent, Rational>; // Wh, ms or sessions
+  volume: Rational;
   last: CompiledComponent | null;
   rounding: Rational;
 }
 
 const accumulator = (): Accumulator => ({
+  volumes: new Map(),
   volume: ZERO,
-  excl: ZERO,
-  incl: ZERO,
   last: null,
   rounding: ZERO,
 });
 
-/** Bills `volume` (Wh, ms or sessions) at a component; returns its exact cost excl. VAT. */
-function bill(acc: Accumulator, c: CompiledComponent, volume: Rational): Rational {
-  const excl = mul(c.unitPrice, volume);
+function bill(acc: Accumulator, c: CompiledComponent, volume: Rational): void {
   acc.volume = add(acc.volume, volume);
-  acc.excl = add(acc.excl, excl);
-  acc.incl = add(acc.incl, mul(excl, c.vatFactor));
+  acc.volumes.set(c, add(acc.volumes.get(c) ?? ZERO, volume));
   acc.last = c;
-  return excl;
 }
 
 /** step_size: the billed total rounded up once, at the last applied component's step and price. */
@@ -74,49 +77,64 @@ function roundToStep(acc: Accumulator): void {
   acc.rounding = extra;
 }
 
-export interface PricedPeriod {
-  readonly period: Period;
-  readonly energy: CompiledComponent | null;
-  readonly time: CompiledComponent | null;
-  readonly parkingTime: CompiledComponent | null;
-  readonly flat: CompiledComponent | null;
-  readonly costExcl: Rational;
+/** A dimension's exact cost in cents, excl. and incl. VAT (VAT per component). */
+export interface ExactCost {
+  readonly excl: Rational;
+  readonly incl: Rational;
 }
+
+function exactCost(acc: Accumulator): ExactCost {
+  let excl = ZERO;
+  let incl = ZERO;
+  for (const [c, volume] of acc.volumes) {
+    const cost = mul(c.unitPrice, volume);
+    excl = add(excl, cost);
+    incl = add(incl, mul(cost, c.vatFactor));
+  }
+  return { excl, incl };
+}
+
+type Accumulators = Record<PricedDimension, Accumulator>;
 
 function pricePeriods(tariff: CompiledTariff, activity: SessionActivity) {
   const { localTime } = tariff.boundaries;
   const clock = zoneClock(localTime ? tariff.timeZone : "UTC", activity.start, activity.end);
   const instants = timeBoundaries(tariff, clock, activity.start, activity.end);
   const periods = buildPeriods(activity, instants, tariff.boundaries.energiesWh);
-  const energy = accumulator();
-  const time = accumulator();
-  const parking = accumulator();
-  const flat = accumulator();
+  const acc: Accumulators = {
+    energy: accumulator(),
+    time: accumulator(),
+    parking_time: accumulator(),
+    flat: accumulator(),
+  };
   let lastTimeGroup: Accumulator | null = null;
   const priced: PricedPeriod[] = [];
+  const verdicts: (boolean | undefined)[] = [];
+  let context: PeriodContext;
+  const find = (type: CompiledComponent["type"]): CompiledComponent | null => {
+    for (const e of tariff.elements) {
+      const c = e.components[type];
+      if (!c) continue;
+      const holds = (verdicts[e.index] ??= restrictionsHold(e.restrictions, context));
+      if (holds) return c;
+    }
+    return null;
+  };
 
   for (const period of periods) {
     const length = sub(period.end, period.start);
     const wantsEnergy = isPositive(period.energyWh);
     const wantsTime = period.kind === "charging" && isPositive(length);
     const wantsParking = period.kind === "idle" && isPositive(length);
-    const wantsFlat = flat.last === null;
-    const result = {
-      period,
-      energy: null,
-      time: null,
-      parkingTime: null,
-      flat: null,
-      costExcl: ZERO,
-    };
+    const wantsFlat = acc.flat.last === null;
     if (!wantsEnergy && !wantsTime && !wantsParking && !wantsFlat) {
-      priced.push(result);
+      priced.push({ period, energy: null, time: null, parkingTime: null, flat: null });
       continue;
     }
     const startMs = Number(floor(period.start));
     const wall = clock.wallAt(startMs);
     const day = Math.floor(wall / DAY_MS);
-    const context: PeriodContext = {
+    context = {
       day,
       tod: wall - day * DAY_MS,
       elapsedMs: startMs - activity.start,
@@ -124,52 +142,40 @@ function pricePeriods(tariff: CompiledTariff, activity: SessionActivity) {
       powerW: period.powerW,
       currentA: period.currentA,
     };
-    const verdicts: (boolean | undefined)[] = [];
-    const find = (type: CompiledComponent["type"]): CompiledComponent | null => {
-      for (const e of tariff.elements) {
-        const c = e.components[type];
-        if (!c) continue;
-        const holds = (verdicts[e.index] ??= restrictionsHold(e.restrictions, context));
-        if (holds) return c;
-      }
-      return null;
-    };
-    let costExcl = ZERO;
+    verdicts.length = 0;
     const e = wantsEnergy ? find("ENERGY") : null;
-    if (e) costExcl = add(costExcl, bill(energy, e, period.energyWh));
+    if (e) bill(acc.energy, e, period.energyWh);
     const t = wantsTime ? find("TIME") : null;
     if (t) {
-      costExcl = add(costExcl, bill(time, t, length));
-      lastTimeGroup = time;
+      bill(acc.time, t, length);
+      lastTimeGroup = acc.time;
     }
     const p = wantsParking ? find("PARKING_TIME") : null;
     if (p) {
-      costExcl = add(costExcl, bill(parking, p, length));
-      lastTimeGroup = parking;
+      bill(acc.parking_time, p, length);
+      lastTimeGroup = acc.parking_time;
     }
     const f = wantsFlat ? find("FLAT") : null;
-    if (f) costExcl = add(costExcl, bill(flat, f, rat(1n)));
-    priced.push({ period, energy: e, time: t, parkingTime: p, flat: f, costExcl });
+    if (f) bill(acc.flat, f, ONE);
+    priced.push({ period, energy: e, time: t, parkingTime: p, flat: f });
   }
-  roundToStep(energy);
+  roundToStep(acc.energy);
   // Charging and parking time are one group, rounded once: the part billed last (parking when
   // parking follows charging) is the one rounded.
   if (lastTimeGroup) roundToStep(lastTimeGroup);
-  return { priced, energy, time, parking, flat };
+  return { priced, acc };
 }
 
-const MS_PER_S = rat(1000n);
-
-/** Volumes in the result's units: Wh, seconds, sessions. Display only; money stays exact. */
-function dimension(acc: Accumulator, unit: "ms" | "as-is") {
-  const scale = (v: Rational) => toNumber(unit === "ms" ? div(v, MS_PER_S) : v);
-  return {
-    volume: scale(acc.volume),
-    step_rounding: scale(acc.rounding),
-    excl_vat_minor: toMinor(acc.excl),
-    incl_vat_minor: toMinor(acc.incl),
-  };
+/** Exact cost of every dimension, before any rounding (what the rounding property is judged by). */
+export function exactCosts(tariff: CompiledTariff, activity: SessionActivity) {
+  const { acc } = pricePeriods(tariff, activity);
+  return Object.fromEntries(PRICED_DIMENSIONS.map((d) => [d, exactCost(acc[d])])) as Record<
+    PricedDimension,
+    ExactCost
+  >;
 }
+
+const MS_PER_S = { n: 1000n, d: 1n };
 
 function applyBounds(tariff: CompiledTariff, excl: number, incl: number) {
   let boundExcl = 0;
@@ -207,6 +213,32 @@ function applyBounds(tariff: CompiledTariff, excl: number, incl: number) {
   return { applied, excl_vat_minor: boundExcl, incl_vat_minor: boundIncl };
 }
 
+/**
+ * The dimensions' lines: each column (excl., incl. VAT) rounded once as a whole and allocated back
+ * (./rounding.ts), so the lines add up to the rounded totals exactly.
+ */
+function dimensionLines(acc: Accumulators) {
+  const exact = PRICED_DIMENSIONS.map((d) => exactCost(acc[d]));
+  const excl = allocateCents(exact.map((c) => c.excl));
+  const incl = allocateCents(exact.map((c) => c.incl));
+  const lines = {} as Record<PricedDimension, DimensionCost>;
+  PRICED_DIMENSIONS.forEach((d, i) => {
+    const a = acc[d];
+    const inSeconds = d === "time" || d === "parking_time";
+    const scale = (v: Rational) => toNumber(inSeconds ? div(v, MS_PER_S) : v);
+    const cost = exact[i] ?? { excl: ZERO, incl: ZERO };
+    lines[d] = {
+      volume: scale(a.volume),
+      step_rounding: scale(a.rounding),
+      excl_vat_minor: Number(excl.lines[i] ?? 0n),
+      incl_vat_minor: Number(incl.lines[i] ?? 0n),
+      exact_excl_vat_minor: toFixed(cost.excl, 4),
+      exact_incl_vat_minor: toFixed(cost.incl, 4),
+    };
+  });
+  return { lines, excl: Number(excl.total), incl: Number(incl.total) };
+}
+
 /** Prices an already derived activity against a compiled tariff (used by quotes and tests). */
 export function priceActivity(
   tariff: CompiledTariff,
@@ -219,22 +251,14 @@ export function priceActivity(
       "The transaction has no start time and the tariff depends on time.",
     );
   }
-  const { priced, energy, time, parking, flat } = pricePeriods(tariff, activity);
-  const dimensions = {
-    energy: dimension(energy, "as-is"),
-    time: dimension(time, "ms"),
-    parking_time: dimension(parking, "ms"),
-    flat: dimension(flat, "as-is"),
-  };
-  const dims = Object.values(dimensions);
-  const excl = dims.reduce((s, d) => s + d.excl_vat_minor, 0);
-  const incl = dims.reduce((s, d) => s + d.incl_vat_minor, 0);
+  const { priced, acc } = pricePeriods(tariff, activity);
+  const { lines, excl, incl } = dimensionLines(acc);
   const bound = applyBounds(tariff, excl, incl);
   return {
     billing_version: tariff.complex ? "elements-v1" : "energy-v1",
     currency: "USD",
     energy_wh: activity.energyWh,
-    dimensions,
+    dimensions: lines,
     price_bound: bound,
     total: {
       excl_vat_minor: excl + bound.excl_vat_minor,

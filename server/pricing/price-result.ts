@@ -3,20 +3,27 @@
  * volumes and seconds are display numbers (the engine's exact values never leave it as floats that
  * feed back into a price).
  */
-import type { PricedPeriod } from "./engine";
-import { type Rational, floor, sub, toFixed, toNumber } from "./rational";
+import type { Period } from "./periods";
+import { type Rational, ZERO, add, floor, mul, sub, toFixed, toNumber } from "./rational";
 import type { ActivityKind, SessionActivity, SessionInput } from "./session";
+import type { CompiledComponent } from "./tariff-model";
 
 export interface DimensionCost {
   /** Billed volume including step rounding: Wh (energy), seconds (time), sessions (flat). */
   volume: number;
   /** Volume added by step_size rounding, same unit. */
   step_rounding: number;
+  /** Whole cents: this line's share of the rounded total (README, decision 6). */
   excl_vat_minor: number;
   incl_vat_minor: number;
+  /** The exact cost before rounding, cents to 4 places (information only). */
+  exact_excl_vat_minor: string;
+  exact_incl_vat_minor: string;
 }
 
-export type PricedDimension = "energy" | "time" | "parking_time" | "flat";
+/** The result's lines, in the order rounding ties are broken in (README, decision 6). */
+export const PRICED_DIMENSIONS = ["energy", "time", "parking_time", "flat"] as const;
+export type PricedDimension = (typeof PRICED_DIMENSIONS)[number];
 
 export interface ActivityInterval {
   kind: ActivityKind;
@@ -71,7 +78,7 @@ export interface PriceResult {
     excl_vat_minor: number;
     incl_vat_minor: number;
   };
-  /** Sum of the four dimensions and price_bound. */
+  /** Each column rounded once (half up) from the exact sum of the dimensions, plus price_bound. */
   total: { excl_vat_minor: number; incl_vat_minor: number };
   activity: ActivityBreakdown;
   periods: PeriodDetail[];
@@ -119,6 +126,27 @@ export function describeActivity(activity: SessionActivity): ActivityBreakdown {
   };
 }
 
+/** A pricing period and the component that priced each dimension in it (null: free). */
+export interface PricedPeriod {
+  readonly period: Period;
+  readonly energy: CompiledComponent | null;
+  readonly time: CompiledComponent | null;
+  readonly parkingTime: CompiledComponent | null;
+  readonly flat: CompiledComponent | null;
+}
+
+/** A period's cost excl. VAT before step rounding (information only). */
+function periodCostExcl(p: PricedPeriod): Rational {
+  const { period } = p;
+  const length = sub(period.end, period.start);
+  let cost = ZERO;
+  if (p.energy) cost = add(cost, mul(p.energy.unitPrice, period.energyWh));
+  if (p.time) cost = add(cost, mul(p.time.unitPrice, length));
+  if (p.parkingTime) cost = add(cost, mul(p.parkingTime.unitPrice, length));
+  if (p.flat) cost = add(cost, p.flat.unitPrice);
+  return cost;
+}
+
 export function describePeriod(p: PricedPeriod): PeriodDetail {
   const { period } = p;
   return {
@@ -134,6 +162,6 @@ export function describePeriod(p: PricedPeriod): PeriodDetail {
       parking_time: p.parkingTime?.element ?? null,
       flat: p.flat?.element ?? null,
     },
-    cost_excl_vat_minor: toFixed(p.costExcl, 4),
+    cost_excl_vat_minor: toFixed(periodCostExcl(p), 4),
   };
 }

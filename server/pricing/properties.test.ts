@@ -9,9 +9,12 @@ import {
   startArbitrary,
   tariffArbitrary,
 } from "./arbitraries";
-import { priceSession } from "./engine";
-import type { PriceResult } from "./price-result";
+import { exactCosts, priceSession } from "./engine";
+import { PRICED_DIMENSIONS, type PriceResult } from "./price-result";
 import { quoteSession } from "./quote";
+import { ONE, ZERO, add, gt, le, lt, rat, sub } from "./rational";
+import { deriveActivity } from "./session";
+import { compileTariff } from "./tariff-model";
 
 const RUNS = { numRuns: 150 };
 
@@ -76,6 +79,33 @@ describe("totals", () => {
         for (const key of ["excl_vat_minor", "incl_vat_minor"] as const) {
           expect(r.total[key]).toBe(d.reduce((s, x) => s + x[key], 0) + r.price_bound[key]);
           for (const x of d) expect(Number.isSafeInteger(x[key]) && x[key] >= 0).toBe(true);
+        }
+      }),
+      RUNS,
+    );
+  });
+
+  it("are the exact sum rounded once: never more than half a cent off, each line within a cent", () => {
+    const HALF = rat(1n, 2n);
+    const whole = (cents: number) => rat(BigInt(cents));
+    fc.assert(
+      fc.property(tariffArbitrary(), startArbitrary, runsArbitrary, (tariff, start, runs) => {
+        const session = meterFromRuns(start, runs);
+        const r = priceSession(tariff, session);
+        const exact = exactCosts(compileTariff(tariff), deriveActivity(session));
+        for (const [key, column] of [
+          ["excl_vat_minor", "excl"],
+          ["incl_vat_minor", "incl"],
+        ] as const) {
+          let sum = ZERO;
+          for (const d of PRICED_DIMENSIONS) {
+            sum = add(sum, exact[d][column]);
+            const off = sub(whole(r.dimensions[d][key]), exact[d][column]);
+            expect(lt(off, ONE) && gt(off, rat(-1n))).toBe(true);
+          }
+          // halves round up: -1/2 < total - exact <= 1/2
+          const off = sub(whole(r.total[key] - r.price_bound[key]), sum);
+          expect(gt(off, rat(-1n, 2n)) && le(off, HALF)).toBe(true);
         }
       }),
       RUNS,

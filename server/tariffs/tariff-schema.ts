@@ -98,8 +98,12 @@ const cents = z.number().int().describe("integer US cents");
 const dimensionCost = z.strictObject({
   volume: z.number().describe("billed volume with step rounding: Wh, seconds, or sessions (flat)"),
   step_rounding: z.number().describe("volume added by step_size rounding, same unit"),
-  excl_vat_minor: cents,
+  excl_vat_minor: cents.describe(
+    "this line's share of the total: the column's exact sum rounded once, allocated by largest remainder",
+  ),
   incl_vat_minor: cents,
+  exact_excl_vat_minor: z.string().describe("exact cost before rounding, cents to 4 places"),
+  exact_incl_vat_minor: z.string().describe("exact cost before rounding, cents to 4 places"),
 });
 const activityKind = z.enum(["charging", "idle", "waiting"]);
 
@@ -129,7 +133,9 @@ export const priceResultSchema = z.strictObject({
   }),
   total: z
     .strictObject({ excl_vat_minor: cents, incl_vat_minor: cents })
-    .describe("the four dimensions plus price_bound"),
+    .describe(
+      "each column's exact sum over the dimensions rounded once (half up), plus price_bound; equals the sum of the lines",
+    ),
   activity: z.strictObject({
     method: z.enum(["meter_values", "charging_periods"]),
     reason: z.enum(["no_energy"]).nullable(),
