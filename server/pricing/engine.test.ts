@@ -632,6 +632,59 @@ describe("edge cases", () => {
   });
 });
 
+describe("a tariff's validity window (OCPI start_date_time, end_date_time)", () => {
+  const tariff = aTariff({
+    rate_minor_per_kwh: 30,
+    start_date_time: "2027-01-01T00:00:00Z",
+    end_date_time: "2027-02-01T00:00:00Z",
+  });
+  const at = (startIso: string) =>
+    aMeterSession(startIso, [
+      [0, 0],
+      [120, 10_000],
+    ]);
+  const refusal = (startIso: string) => {
+    try {
+      priceSession(tariff, at(startIso));
+    } catch (error) {
+      return error as PricingError;
+    }
+    throw new Error("priced");
+  };
+
+  it("prices sessions starting inside [start, end), even when they run past the end", () => {
+    // 10 kWh x 30 c = 300 c
+    expect(priceSession(tariff, at("2027-01-01T00:00:00Z")).total.excl_vat_minor).toBe(300);
+    expect(priceSession(tariff, at("2027-01-31T23:00:00Z")).total.excl_vat_minor).toBe(300);
+  });
+
+  it("refuses sessions starting before or at the end, saying so", () => {
+    const early = refusal("2026-12-31T23:59:59Z");
+    expect(early).toMatchObject({
+      code: "tariff_not_valid_at",
+      details: {
+        valid_from: "2027-01-01T00:00:00.000Z",
+        valid_until: "2027-02-01T00:00:00.000Z",
+        session_started_at: "2026-12-31T23:59:59.000Z",
+      },
+    });
+    expect(early.message).toMatch(/valid from .* until .*; the session started at .*, before that/);
+    expect(refusal("2027-02-01T00:00:00Z").code).toBe("tariff_not_valid_at");
+  });
+
+  it("needs the session's start", () => {
+    const noStart = aMeterSession(
+      "2027-01-10T00:00:00Z",
+      [
+        [0, 0],
+        [60, 1000],
+      ],
+      { startKnown: false },
+    );
+    expect(() => priceSession(tariff, noStart)).toThrow(/no start time/);
+  });
+});
+
 describe("sessions without a start time", () => {
   const noStart = aMeterSession(
     "2026-10-15T10:00:00Z",

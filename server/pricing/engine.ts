@@ -239,6 +239,25 @@ function dimensionLines(acc: Accumulators) {
   return { lines, excl: Number(excl.total), incl: Number(incl.total) };
 }
 
+/** OCPI start_date_time/end_date_time: the tariff prices sessions starting in [from, until). */
+function checkValidity(tariff: CompiledTariff, startMs: number): void {
+  const v = tariff.validity;
+  if (!v) return;
+  const before = v.from !== undefined && startMs < v.from;
+  const after = v.until !== undefined && startMs >= v.until;
+  if (!before && !after) return;
+  const iso = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString());
+  const window = [
+    v.from !== undefined ? `from ${iso(v.from)}` : null,
+    v.until !== undefined ? `until ${iso(v.until)}` : null,
+  ].filter(Boolean);
+  throw new PricingError(
+    "tariff_not_valid_at",
+    `The tariff is valid ${window.join(" ")} (end exclusive); the session started at ${iso(startMs)}, ${before ? "before" : "after"} that.`,
+    { valid_from: iso(v.from), valid_until: iso(v.until), session_started_at: iso(startMs) },
+  );
+}
+
 /** Prices an already derived activity against a compiled tariff (used by quotes and tests). */
 export function priceActivity(
   tariff: CompiledTariff,
@@ -251,6 +270,7 @@ export function priceActivity(
       "The transaction has no start time and the tariff depends on time.",
     );
   }
+  checkValidity(tariff, activity.start);
   const { priced, acc } = pricePeriods(tariff, activity);
   const { lines, excl, incl } = dimensionLines(acc);
   const bound = applyBounds(tariff, excl, incl);

@@ -64,6 +64,19 @@ describe("pricingSummary", () => {
   });
 });
 
+describe("pricingSummary validity", () => {
+  it("names the window of session starts the tariff prices", () => {
+    const t = aTariff({
+      rate_minor_per_kwh: 35,
+      start_date_time: "2027-01-01T00:00:00Z",
+      end_date_time: "2027-07-01T12:30:15",
+    });
+    expect(pricingSummary(t)).toBe(
+      "$0.35 per kWh. For sessions starting from 2027-01-01 00:00 UTC until 2027-07-01 12:30:15 UTC.",
+    );
+  });
+});
+
 describe("pricingSummary restrictions", () => {
   it("leaves out a zero minimum duration, which restricts nothing", () => {
     const zero = aTariff({

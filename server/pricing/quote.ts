@@ -14,6 +14,7 @@ import {
   type PriceComponent,
   type TariffRestrictions,
   type TariffSnapshot,
+  instantOf,
 } from "./tariff-schema";
 
 export { isComplex };
@@ -125,10 +126,24 @@ function componentText(c: PriceComponent): string {
   }
 }
 
+/** "2027-01-01 00:00 UTC" (seconds only when not zero). */
+function utc(dateTime: string): string {
+  const iso = new Date(instantOf(dateTime)).toISOString();
+  return `${iso.slice(0, 10)} ${iso.slice(11, iso.slice(17, 19) === "00" ? 16 : 19)} UTC`;
+}
+
+function validityText(t: TariffSnapshot): string {
+  const from = t.start_date_time === undefined ? "" : ` from ${utc(t.start_date_time)}`;
+  const until = t.end_date_time === undefined ? "" : ` until ${utc(t.end_date_time)}`;
+  return from || until ? ` For sessions starting${from}${until}.` : "";
+}
+
 /** One line a person can read, e.g. "$0.30 per kWh" or the elements in order of precedence. */
 export function pricingSummary(tariff: TariffSnapshot): string {
   if (!tariff.elements) {
-    return `${dollars(mul(rat(tariff.rate_minor_per_kwh ?? 0), rat(1n, 100n)))} per kWh`;
+    const rate = `${dollars(mul(rat(tariff.rate_minor_per_kwh ?? 0), rat(1n, 100n)))} per kWh`;
+    const validity = validityText(tariff);
+    return validity ? `${rate}.${validity}` : rate;
   }
   const parts = tariff.elements.map(
     (e) => e.price_components.map(componentText).join(" + ") + restrictionText(e.restrictions),
@@ -138,7 +153,7 @@ export function pricingSummary(tariff: TariffSnapshot): string {
   if (tariff.max_price) bounds.push(`maximum ${dollars(exact(tariff.max_price.excl_vat))}`);
   if (bounds.length) parts.push(`${bounds.join(", ")} per session excl. VAT`);
   const zone = tariff.time_zone ? ` Local times in ${tariff.time_zone}.` : "";
-  return `${parts.join("; ")}.${zone}`;
+  return `${parts.join("; ")}.${zone}${validityText(tariff)}`;
 }
 
 /** "$7.43" from integer cents; a negative amount as "-$0.50". */

@@ -10,6 +10,7 @@ import {
   type DimensionType,
   type TariffElement,
   type TariffSnapshot,
+  instantOf,
   simpleRateOf,
 } from "./tariff-schema";
 
@@ -65,6 +66,8 @@ export interface CompiledTariff {
   readonly maxPrice?: { excl: bigint; incl?: bigint };
   /** Pricing needs to know when the session started (see PricingError transaction_start_unknown). */
   readonly timeDependent: boolean;
+  /** OCPI start_date_time / end_date_time as epoch ms: [from, until); a session starting outside is not priced. */
+  readonly validity: { readonly from?: number; readonly until?: number } | null;
   /** Where a restriction can change state, so periods must be split there. */
   readonly boundaries: {
     readonly timesOfDay: readonly number[];
@@ -163,9 +166,13 @@ function simpleElement(rateMinorPerKwh: number): CompiledElement {
   return { index: 0, components: { ENERGY: energy }, restrictions: null };
 }
 
-/** Whether a 2026-10-14 client's view (`rate_minor_per_kwh`) misses part of the price. */
+/**
+ * Whether a 2026-10-14 client's view (`rate_minor_per_kwh`) misses part of the price: elements,
+ * bounds, or a validity window (outside it the tariff prices nothing).
+ */
 export function isComplex(tariff: TariffSnapshot): boolean {
   if (tariff.min_price || tariff.max_price) return true;
+  if (tariff.start_date_time !== undefined || tariff.end_date_time !== undefined) return true;
   return tariff.elements !== undefined && simpleRateOf(tariff.elements) === null;
 }
 
@@ -178,7 +185,10 @@ export function compileTariff(tariff: TariffSnapshot): CompiledTariff {
   const durations = new Set<number>();
   const energies = new Map<string, Rational>();
   let localTime = false;
-  let timeDependent = false;
+  const from = optional(tariff.start_date_time, instantOf);
+  const until = optional(tariff.end_date_time, instantOf);
+  const validity = from === undefined && until === undefined ? null : { from, until };
+  let timeDependent = validity !== null;
   for (const e of elements) {
     if (e.components.TIME || e.components.PARKING_TIME) timeDependent = true;
     const r = e.restrictions;
@@ -209,6 +219,7 @@ export function compileTariff(tariff: TariffSnapshot): CompiledTariff {
     minPrice: bound(tariff.min_price),
     maxPrice: bound(tariff.max_price),
     timeDependent,
+    validity,
     boundaries: {
       timesOfDay: [...tods].sort((a, b) => a - b).filter((t) => t < DAY_MS),
       localTime,

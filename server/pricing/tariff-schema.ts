@@ -6,7 +6,8 @@
  * - `price_components[].price`, `min_price`, `max_price`: decimal amounts in the currency's MAJOR
  *   unit (US dollars), excluding VAT; prices per kWh (ENERGY), per hour (TIME, PARKING_TIME) or
  *   per session (FLAT). At most 4 decimal places; `min_price`/`max_price` in whole cents.
- * - `vat`: percent. `step_size`: Wh (ENERGY) or seconds (TIME, PARKING_TIME); defaults to 1.
+ * - `vat`: percent. `step_size`: Wh (ENERGY) or seconds (TIME, PARKING_TIME); defaults to 1; on
+ *   FLAT it means nothing (OCPI gives FLAT no step unit), so any whole number is kept and ignored.
  * - restrictions: times "HH:MM" and dates "YYYY-MM-DD" in the tariff's `time_zone`; kWh, A, kW;
  *   durations in seconds. Every `min_*` is inclusive and every `max_*` exclusive.
  */
@@ -59,17 +60,23 @@ const seconds = z
   .min(0, "must not be negative")
   .max(366 * 86_400, "must be at most a year");
 
-export const priceComponentSchema = z.strictObject({
-  type: z.enum(DIMENSION_TYPES, "must be ENERGY, TIME, PARKING_TIME or FLAT"),
-  price: decimal(4),
-  vat: decimal(2).max(100, "must be a percentage from 0 to 100").optional(),
-  step_size: z
-    .number()
-    .int("must be a whole number (Wh or seconds)")
-    .min(1, "must be at least 1")
-    .max(LARGEST, `must be at most ${LARGEST}`)
-    .default(1),
-});
+export const priceComponentSchema = z
+  .strictObject({
+    type: z.enum(DIMENSION_TYPES, "must be ENERGY, TIME, PARKING_TIME or FLAT"),
+    price: decimal(4),
+    vat: decimal(2).max(100, "must be a percentage from 0 to 100").optional(),
+    step_size: z
+      .number()
+      .int("must be a whole number (Wh or seconds)")
+      .min(0, "must not be negative")
+      .max(LARGEST, `must be at most ${LARGEST}`)
+      .default(1),
+  })
+  .superRefine((c, ctx) => {
+    if (c.type !== "FLAT" && c.step_size < 1) {
+      ctx.addIssue({ code: "custom", path: ["step_size"], message: "must be at least 1" });
+    }
+  });
 
 const RANGES = [
   ["min_kwh", "max_kwh"],
@@ -213,6 +220,89 @@ export const rulesSchema = z
     });
   });
 
+/**
+ * An OCPI DateTime (RFC 3339, UTC; OCPI reads one without a zone designator as UTC). Kept as sent;
+ * `instantOf` gives its epoch milliseconds.
+ */
+const OCPI_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})?$/i;
+
+export function instantOf(dateTime: string): number {
+  return Date.parse(/(Z|[+-]\d{2}:\d{2})$/i.test(dateTime) ? dateTime : `${dateTime}Z`);
+}
+
+const dateTime = z
+  .string()
+  .regex(OCPI_DATE_TIME, 'must be an OCPI DateTime such as "2027-01-01T00:00:00Z"')
+  .refine((v) => Number.isFinite(instantOf(v)), "is not a valid date and time");
+
+const energyMixSchema = z.strictObject({
+  is_green_energy: z.boolean(),
+  energy_sources: z
+    .array(
+      z.strictObject({
+        source: z.enum(
+          ["NUCLEAR", "GENERAL_FOSSIL", "COAL", "GAS", "GENERAL_GREEN", "SOLAR", "WIND", "WATER"],
+          "must be an OCPI EnergySourceCategory such as SOLAR",
+        ),
+        percentage: z.number().min(0).max(100, "must be a percentage from 0 to 100"),
+      }),
+    )
+    .max(20)
+    .optional(),
+  environ_impact: z
+    .array(
+      z.strictObject({
+        category: z.enum(
+          ["NUCLEAR_WASTE", "CARBON_DIOXIDE"],
+          "must be NUCLEAR_WASTE or CARBON_DIOXIDE",
+        ),
+        amount: z.number().min(0, "must not be negative"),
+      }),
+    )
+    .max(20)
+    .optional(),
+  supplier_name: z.string().max(64).optional(),
+  energy_product_name: z.string().max(64).optional(),
+});
+
+/**
+ * OCPI 2.2.1 Tariff fields the service keeps and returns but does not price with (validity dates
+ * aside: a session starting outside them is not priced, PricingError `tariff_not_valid_at`).
+ * `tax_included` is OCPI 2.3's; only NO and N/A fit prices that are excl. VAT.
+ */
+export const ocpiTariffFields = {
+  type: z
+    .enum(
+      ["AD_HOC_PAYMENT", "PROFILE_CHEAP", "PROFILE_FAST", "PROFILE_GREEN", "REGULAR"],
+      "must be an OCPI TariffType such as REGULAR",
+    )
+    .optional(),
+  tariff_alt_url: z
+    .url({ protocol: /^https?$/, error: "must be an http(s) URL" })
+    .max(255, "must be at most 255 characters")
+    .optional(),
+  start_date_time: dateTime.optional(),
+  end_date_time: dateTime.optional(),
+  energy_mix: energyMixSchema.optional(),
+  tax_included: z
+    .enum(["NO", "N/A"], {
+      error: (issue) =>
+        issue.input === "YES"
+          ? "YES is not supported: prices are excl. VAT (OCPI 2.2.1); send them excl. VAT with `vat` per component"
+          : "must be NO or N/A",
+    })
+    .optional(),
+  country_code: z
+    .string()
+    .regex(/^[A-Za-z]{2}$/, "must be an ISO 3166-1 alpha-2 country code such as US")
+    .optional(),
+  party_id: z
+    .string()
+    .regex(/^[A-Za-z0-9]{3}$/, "must be a 3-character OCPI party ID such as CPO")
+    .optional(),
+  last_updated: dateTime.optional(),
+};
+
 const LOCAL_TIME_RESTRICTIONS = [
   "start_time",
   "end_time",
@@ -223,7 +313,12 @@ const LOCAL_TIME_RESTRICTIONS = [
 
 export const tariffSnapshotSchema = z
   .strictObject({
-    currency: z.literal("USD", "only USD is supported").default("USD"),
+    currency: z
+      .literal("USD", {
+        error: (issue) =>
+          `must be USD: payments are in US dollars only, so a tariff in ${JSON.stringify(issue.input)} cannot be billed`,
+      })
+      .default("USD"),
     rate_minor_per_kwh: z
       .number()
       .int("must be whole cents per kWh")
@@ -247,8 +342,20 @@ export const tariffSnapshotSchema = z
     min_price: priceSchema.optional(),
     max_price: priceSchema.optional(),
     rules: rulesSchema.optional(),
+    ...ocpiTariffFields,
   })
   .superRefine((t, ctx) => {
+    if (
+      t.start_date_time !== undefined &&
+      t.end_date_time !== undefined &&
+      instantOf(t.end_date_time) <= instantOf(t.start_date_time)
+    ) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["end_date_time"],
+        message: "must be after start_date_time",
+      });
+    }
     if (t.elements === undefined && t.rate_minor_per_kwh === undefined) {
       ctx.addIssue({
         code: "custom",
@@ -340,7 +447,10 @@ export function validateTariff(input: unknown): TariffValidation {
     if (issue.code === "unrecognized_keys") {
       return issue.keys.map((key) => ({
         path: base ? `${base}.${key}` : key,
-        message: "is not a known field",
+        message:
+          !base && key === "id"
+            ? "is the service's own: send an OCPI tariff's id as external_reference"
+            : "is not a known field",
       }));
     }
     return [{ path: base, message: issue.message }];

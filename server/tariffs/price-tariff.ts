@@ -16,14 +16,18 @@ import type { priceResultSchema, quoteBody, simulateBody } from "./tariff-schema
 
 type PricedAnswer = z.infer<typeof priceResultSchema>;
 
-/** Engine errors in the API's terms: no start time for a time-dependent tariff is 409 `transaction_start_unknown`. */
+/**
+ * Engine errors in the API's terms: no start time for a time-dependent tariff is 409
+ * `transaction_start_unknown`; a session starting outside the tariff's validity window is 409
+ * `tariff_not_valid_at`; inconsistent session data is 422 `validation_failed`.
+ */
 function priced<T>(run: () => T): T {
   try {
     return run();
   } catch (error) {
     if (isPricingError(error)) {
-      if (error.code === "transaction_start_unknown")
-        throw new ApiError("transaction_start_unknown", error.message, error.details ?? {});
+      if (error.code === "transaction_start_unknown" || error.code === "tariff_not_valid_at")
+        throw new ApiError(error.code, error.message, error.details ?? {});
       throw new ApiError("validation_failed", error.message, {
         fields: [{ field: "session", message: error.message, location: "body" }],
         ...(error.details ?? {}),

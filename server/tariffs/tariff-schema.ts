@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { tariffSnapshotSchema } from "../pricing";
+import { ocpiTariffFields, tariffSnapshotSchema } from "../pricing";
 import { externalReference } from "../locations/location-schema";
 
 /** Fields of the tariff resource that are not part of the priced snapshot. */
@@ -12,6 +12,13 @@ export const tariffMetaSchema = z.object({
 export const tariffBody = z.record(z.string(), z.unknown());
 /** What the OpenAPI document shows for create and edit. */
 export const tariffBodyDoc = tariffMetaSchema.extend(tariffSnapshotSchema.shape);
+
+const ocpi = <T extends z.ZodType>(field: z.ZodOptional<T>) =>
+  field
+    .unwrap()
+    .nullable()
+    .optional()
+    .describe("OCPI 2.2.1, kept as sent; 2026-10-15 responses, null when absent");
 
 export const tariffSchema = z.object({
   id: z.number().int(),
@@ -43,6 +50,19 @@ export const tariffSchema = z.object({
     .nullable()
     .optional()
     .describe("2026-10-15 responses"),
+  type: ocpi(ocpiTariffFields.type),
+  tariff_alt_url: ocpi(ocpiTariffFields.tariff_alt_url),
+  start_date_time: ocpi(ocpiTariffFields.start_date_time).describe(
+    "OCPI 2.2.1: sessions starting before it are not priced (409 tariff_not_valid_at); 2026-10-15 responses, null when absent",
+  ),
+  end_date_time: ocpi(ocpiTariffFields.end_date_time).describe(
+    "OCPI 2.2.1: sessions starting at or after it are not priced (409 tariff_not_valid_at); 2026-10-15 responses, null when absent",
+  ),
+  energy_mix: ocpi(ocpiTariffFields.energy_mix),
+  tax_included: ocpi(ocpiTariffFields.tax_included),
+  country_code: ocpi(ocpiTariffFields.country_code),
+  party_id: ocpi(ocpiTariffFields.party_id),
+  last_updated: ocpi(ocpiTariffFields.last_updated),
   created_at: z.string(),
   updated_at: z.string(),
 });

@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { db } from "../db";
 import { call } from "../testing/api";
 import { aTenantWithKey } from "../testing/builders";
-import { priceResultSchema } from "./tariff-schema";
+import { OCPI_TARIFF } from "../pricing/testing";
+import { priceResultSchema, tariffSchema } from "./tariff-schema";
 
 const complex = {
   name: "Peak and off-peak",
@@ -209,5 +210,86 @@ describe("tariffs", () => {
         })
       ).status,
     ).toBe(404);
+  });
+
+  it("takes an OCPI Tariff object with every field and returns each field as sent", async () => {
+    const { tenantId, key } = await aTenantWithKey();
+    const made = await call("POST", `/v1/tenants/${tenantId}/tariffs`, {
+      key,
+      body: { ...OCPI_TARIFF, external_reference: "DE-ALL-20" },
+    });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    expect(tariffSchema.strict().safeParse(made.body).error).toBeUndefined();
+    const read = await call("GET", `/v1/tenants/${tenantId}/tariffs/${made.body.id}`, { key });
+    for (const [field, value] of Object.entries(OCPI_TARIFF)) {
+      expect(read.body[field], field).toEqual(value);
+    }
+    expect(read.body.external_reference).toBe("DE-ALL-20");
+    // 2026-10-14 clients do not see the OCPI fields; the validity window makes the tariff complex
+    const old = await call("GET", `/v1/tenants/${tenantId}/tariffs/${made.body.id}`, {
+      key,
+      headers: { "service-version": "2026-10-14" },
+    });
+    expect(old.body).not.toHaveProperty("energy_mix");
+    expect(old.body).not.toHaveProperty("start_date_time");
+    expect(old.body.is_complex).toBe(true);
+    // `null` removes one; the others stay
+    const edited = await call("PATCH", `/v1/tenants/${tenantId}/tariffs/${made.body.id}`, {
+      key,
+      body: { energy_mix: null },
+    });
+    expect(edited.body).toMatchObject({ version: 2, energy_mix: null, party_id: "CPO" });
+  });
+
+  it("refuses a non-USD tariff with the reason, and prices only sessions starting in its validity window", async () => {
+    const { tenantId, key } = await aTenantWithKey();
+    const eur = await call("POST", `/v1/tenants/${tenantId}/tariffs`, {
+      key,
+      body: { ...OCPI_TARIFF, currency: "EUR" },
+    });
+    expect(eur.status).toBe(422);
+    expect(eur.body.error).toMatchObject({ code: "tariff_invalid" });
+    expect(eur.body.error.message).toMatch(/currency must be USD: payments are in US dollars only/);
+    const windowed = (
+      await call("POST", `/v1/tenants/${tenantId}/tariffs`, {
+        key,
+        body: {
+          rate_minor_per_kwh: 30,
+          start_date_time: "2027-01-01T00:00:00Z",
+          end_date_time: "2027-02-01T00:00:00Z",
+        },
+      })
+    ).body;
+    const quote = (start_at: string) =>
+      call("POST", `/v1/tenants/${tenantId}/tariffs/${windowed.id}/quote`, {
+        key,
+        body: { energy_wh: 10_000, duration_seconds: 3600, start_at },
+      });
+    // 10 kWh x 30 c = 300 c
+    expect((await quote("2027-01-15T10:00:00Z")).body.total.excl_vat_minor).toBe(300);
+    const early = await quote("2026-12-31T10:00:00Z");
+    expect(early.status).toBe(409);
+    expect(early.body.error).toMatchObject({
+      code: "tariff_not_valid_at",
+      details: {
+        valid_from: "2027-01-01T00:00:00.000Z",
+        valid_until: "2027-02-01T00:00:00.000Z",
+        session_started_at: "2026-12-31T10:00:00.000Z",
+      },
+    });
+    const sim = await call("POST", `/v1/tenants/${tenantId}/tariffs/simulate`, {
+      key,
+      body: {
+        tariff_id: windowed.id,
+        session: {
+          meter_values: [
+            { at: "2027-02-01T00:00:00Z", energy_wh: 0 },
+            { at: "2027-02-01T01:00:00Z", energy_wh: 1000 },
+          ],
+        },
+      },
+    });
+    expect(sim.status).toBe(409);
+    expect(sim.body.error.code).toBe("tariff_not_valid_at");
   });
 });
