@@ -6,37 +6,43 @@
  * place that rounds: each total the customer pays (excl. and incl. VAT) is rounded once and its
  * cents are allocated back to the dimensions.
  */
+import {
+  type Accumulator,
+  type Accumulators,
+  type ExactCost,
+  accumulator,
+  applyBounds,
+  bill,
+  dimensionLines,
+  exactCost,
+  roundToStep,
+} from "./billing";
 import { PricingError } from "./errors";
-import { buildPeriods } from "./periods";
+import { type Period, buildPeriods } from "./periods";
 import {
-  type Rational,
-  ONE,
-  ZERO,
-  add,
-  ceilToMultiple,
-  div,
-  floor,
-  isPositive,
-  mul,
-  sub,
-  toFixed,
-  toNumber,
-} from "./rational";
-import { type PeriodContext, restrictionsHold, timeBoundaries } from "./restrictions";
-import {
-  type DimensionCost,
-  type PriceResult,
   type PricedDimension,
   type PricedPeriod,
+  type PriceResult,
   PRICED_DIMENSIONS,
   describeActivity,
   describePeriod,
 } from "./price-result";
-import { allocateCents } from "./rounding";
-import { type SessionActivity, type SessionInput, deriveActivity } from "./session";
-import { type CompiledComponent, type CompiledTariff, compileTariff } from "./tariff-model";
-import type { TariffSnapshot } from "./tariff-schema";
-import { DAY_MS, zoneClock } from "./time-zone";
+import { ONE, floor, isPositive, sub } from "./rational";
+import { type PeriodContext, restrictionsHold, timeBoundaries } from "./restrictions";
+import {
+  type ReservationActivity,
+  type SessionActivity,
+  type SessionInput,
+  deriveActivity,
+} from "./session";
+import {
+  type CompiledComponent,
+  type CompiledElement,
+  type CompiledTariff,
+  compileTariff,
+} from "./tariff-model";
+import type { DimensionType, TariffSnapshot } from "./tariff-schema";
+import { DAY_MS, type ZoneClock, zoneClock } from "./time-zone";
 
 export interface PriceOptions {
   /** Include per-period detail in the result (default true). */
@@ -44,83 +50,103 @@ export interface PriceOptions {
 }
 
 /**
- * What one dimension billed: volume per component (so money is multiplied out once per component,
- * not once per period), the last component that applied and what step rounding added.
+ * The first element (in list order) that has a component of a type and whose restrictions hold at
+ * the current period's start; each element's verdict is judged once per period.
  */
-interface Accumulator {
-  readonly volumes: Map<CompiledComponent, Rational>; // Wh, ms or sessions
-  volume: Rational;
-  last: CompiledComponent | null;
-  rounding: Rational;
-}
+class Matcher {
+  private readonly verdicts: (boolean | undefined)[] = [];
+  private context: PeriodContext | null = null;
 
-const accumulator = (): Accumulator => ({
-  volumes: new Map(),
-  volume: ZERO,
-  last: null,
-  rounding: ZERO,
-});
+  constructor(private readonly elements: readonly CompiledElement[]) {}
 
-function bill(acc: Accumulator, c: CompiledComponent, volume: Rational): void {
-  acc.volume = add(acc.volume, volume);
-  acc.volumes.set(c, add(acc.volumes.get(c) ?? ZERO, volume));
-  acc.last = c;
-}
-
-/** step_size: the billed total rounded up once, at the last applied component's step and price. */
-function roundToStep(acc: Accumulator): void {
-  const c = acc.last;
-  if (!c) return;
-  const extra = sub(ceilToMultiple(acc.volume, c.step), acc.volume);
-  if (!isPositive(extra)) return;
-  bill(acc, c, extra);
-  acc.rounding = extra;
-}
-
-/** A dimension's exact cost in cents, excl. and incl. VAT (VAT per component). */
-export interface ExactCost {
-  readonly excl: Rational;
-  readonly incl: Rational;
-}
-
-function exactCost(acc: Accumulator): ExactCost {
-  let excl = ZERO;
-  let incl = ZERO;
-  for (const [c, volume] of acc.volumes) {
-    const cost = mul(c.unitPrice, volume);
-    excl = add(excl, cost);
-    incl = add(incl, mul(cost, c.vatFactor));
+  at(context: PeriodContext): void {
+    this.context = context;
+    this.verdicts.length = 0;
   }
-  return { excl, incl };
-}
 
-type Accumulators = Record<PricedDimension, Accumulator>;
-
-function pricePeriods(tariff: CompiledTariff, activity: SessionActivity) {
-  const { localTime } = tariff.boundaries;
-  const clock = zoneClock(localTime ? tariff.timeZone : "UTC", activity.start, activity.end);
-  const instants = timeBoundaries(tariff, clock, activity.start, activity.end);
-  const periods = buildPeriods(activity, instants, tariff.boundaries.energiesWh);
-  const acc: Accumulators = {
-    energy: accumulator(),
-    time: accumulator(),
-    parking_time: accumulator(),
-    flat: accumulator(),
-  };
-  let lastTimeGroup: Accumulator | null = null;
-  const priced: PricedPeriod[] = [];
-  const verdicts: (boolean | undefined)[] = [];
-  let context: PeriodContext;
-  const find = (type: CompiledComponent["type"]): CompiledComponent | null => {
-    for (const e of tariff.elements) {
+  find(type: DimensionType): CompiledComponent | null {
+    const context = this.context;
+    if (!context) return null;
+    for (const e of this.elements) {
       const c = e.components[type];
       if (!c) continue;
-      const holds = (verdicts[e.index] ??= restrictionsHold(e.restrictions, context));
+      const holds = (this.verdicts[e.index] ??= restrictionsHold(e.restrictions, context));
       if (holds) return c;
     }
     return null;
-  };
+  }
+}
 
+function contextAt(clock: ZoneClock, period: Period, since: number): PeriodContext {
+  const startMs = Number(floor(period.start));
+  const wall = clock.wallAt(startMs);
+  const day = Math.floor(wall / DAY_MS);
+  return {
+    day,
+    tod: wall - day * DAY_MS,
+    elapsedMs: startMs - since,
+    energyWh: period.energyBeforeWh,
+    powerW: period.powerW,
+    currentA: period.currentA,
+  };
+}
+
+const unpriced = (period: Period): PricedPeriod => ({
+  period,
+  energy: null,
+  time: null,
+  parkingTime: null,
+  flat: null,
+  reservation: null,
+  reservationFee: null,
+});
+
+/**
+ * A reservation's periods, priced only by reservation elements: TIME over the reserved time (its
+ * own step-size group), FLAT once as the reservation fee. Durations count from the reservation's
+ * start.
+ */
+function priceReservation(
+  tariff: CompiledTariff,
+  reservation: ReservationActivity,
+  clock: ZoneClock,
+  acc: Accumulators,
+  priced: PricedPeriod[],
+): void {
+  const { used, expired } = tariff.reservationElements;
+  const match = new Matcher(reservation.expired ? expired : used);
+  const instants = timeBoundaries(tariff, clock, reservation.start, reservation.end);
+  for (const period of buildPeriods(reservation.segments, instants, [])) {
+    const length = sub(period.end, period.start);
+    const wantsTime = isPositive(length);
+    const wantsFee = acc.reservation_fee.last === null;
+    if (!wantsTime && !wantsFee) {
+      priced.push(unpriced(period));
+      continue;
+    }
+    match.at(contextAt(clock, period, reservation.start));
+    const t = wantsTime ? match.find("TIME") : null;
+    if (t) bill(acc.reservation, t, length);
+    const f = wantsFee ? match.find("FLAT") : null;
+    if (f) bill(acc.reservation_fee, f, ONE);
+    priced.push({ ...unpriced(period), reservation: t, reservationFee: f });
+  }
+  roundToStep(acc.reservation);
+}
+
+function pricePeriods(tariff: CompiledTariff, activity: SessionActivity) {
+  const { localTime } = tariff.boundaries;
+  const reservation = activity.reservation;
+  const first = Math.min(activity.start, reservation?.start ?? activity.start);
+  const clock = zoneClock(localTime ? tariff.timeZone : "UTC", first, activity.end);
+  const acc = Object.fromEntries(PRICED_DIMENSIONS.map((d) => [d, accumulator()])) as Accumulators;
+  const priced: PricedPeriod[] = [];
+  if (reservation) priceReservation(tariff, reservation, clock, acc, priced);
+
+  const instants = timeBoundaries(tariff, clock, activity.start, activity.end);
+  const periods = buildPeriods(activity.segments, instants, tariff.boundaries.energiesWh);
+  const match = new Matcher(tariff.sessionElements);
+  let lastTimeGroup: Accumulator | null = null;
   for (const period of periods) {
     const length = sub(period.end, period.start);
     const wantsEnergy = isPositive(period.energyWh);
@@ -128,36 +154,25 @@ function pricePeriods(tariff: CompiledTariff, activity: SessionActivity) {
     const wantsParking = period.kind === "idle" && isPositive(length);
     const wantsFlat = acc.flat.last === null;
     if (!wantsEnergy && !wantsTime && !wantsParking && !wantsFlat) {
-      priced.push({ period, energy: null, time: null, parkingTime: null, flat: null });
+      priced.push(unpriced(period));
       continue;
     }
-    const startMs = Number(floor(period.start));
-    const wall = clock.wallAt(startMs);
-    const day = Math.floor(wall / DAY_MS);
-    context = {
-      day,
-      tod: wall - day * DAY_MS,
-      elapsedMs: startMs - activity.start,
-      energyWh: period.energyBeforeWh,
-      powerW: period.powerW,
-      currentA: period.currentA,
-    };
-    verdicts.length = 0;
-    const e = wantsEnergy ? find("ENERGY") : null;
+    match.at(contextAt(clock, period, activity.start));
+    const e = wantsEnergy ? match.find("ENERGY") : null;
     if (e) bill(acc.energy, e, period.energyWh);
-    const t = wantsTime ? find("TIME") : null;
+    const t = wantsTime ? match.find("TIME") : null;
     if (t) {
       bill(acc.time, t, length);
       lastTimeGroup = acc.time;
     }
-    const p = wantsParking ? find("PARKING_TIME") : null;
+    const p = wantsParking ? match.find("PARKING_TIME") : null;
     if (p) {
       bill(acc.parking_time, p, length);
       lastTimeGroup = acc.parking_time;
     }
-    const f = wantsFlat ? find("FLAT") : null;
+    const f = wantsFlat ? match.find("FLAT") : null;
     if (f) bill(acc.flat, f, ONE);
-    priced.push({ period, energy: e, time: t, parkingTime: p, flat: f });
+    priced.push({ ...unpriced(period), energy: e, time: t, parkingTime: p, flat: f });
   }
   roundToStep(acc.energy);
   // Charging and parking time are one group, rounded once: the part billed last (parking when
@@ -173,70 +188,6 @@ export function exactCosts(tariff: CompiledTariff, activity: SessionActivity) {
     PricedDimension,
     ExactCost
   >;
-}
-
-const MS_PER_S = { n: 1000n, d: 1n };
-
-function applyBounds(tariff: CompiledTariff, excl: number, incl: number) {
-  let boundExcl = 0;
-  let boundIncl = 0;
-  let applied: "min_price" | "max_price" | null = null;
-  const apply = (
-    bound: { excl: bigint; incl?: bigint } | undefined,
-    name: "min_price" | "max_price",
-    outside: (value: number, limit: number) => boolean,
-  ) => {
-    if (!bound) return;
-    const limitExcl = Number(bound.excl);
-    const currentExcl = excl + boundExcl;
-    const currentIncl = incl + boundIncl;
-    let changed = false;
-    let deltaExcl = 0;
-    if (outside(currentExcl, limitExcl)) {
-      deltaExcl = limitExcl - currentExcl;
-      boundExcl += deltaExcl;
-      changed = true;
-    }
-    if (bound.incl !== undefined) {
-      const limitIncl = Number(bound.incl);
-      if (outside(currentIncl, limitIncl)) {
-        boundIncl += limitIncl - currentIncl;
-        changed = true;
-      }
-    } else {
-      boundIncl += deltaExcl; // a bound without incl_vat moves the incl. total by the same amount
-    }
-    if (changed) applied = name;
-  };
-  apply(tariff.minPrice, "min_price", (v, limit) => v < limit);
-  apply(tariff.maxPrice, "max_price", (v, limit) => v > limit);
-  return { applied, excl_vat_minor: boundExcl, incl_vat_minor: boundIncl };
-}
-
-/**
- * The dimensions' lines: each column (excl., incl. VAT) rounded once as a whole and allocated back
- * (./rounding.ts), so the lines add up to the rounded totals exactly.
- */
-function dimensionLines(acc: Accumulators) {
-  const exact = PRICED_DIMENSIONS.map((d) => exactCost(acc[d]));
-  const excl = allocateCents(exact.map((c) => c.excl));
-  const incl = allocateCents(exact.map((c) => c.incl));
-  const lines = {} as Record<PricedDimension, DimensionCost>;
-  PRICED_DIMENSIONS.forEach((d, i) => {
-    const a = acc[d];
-    const inSeconds = d === "time" || d === "parking_time";
-    const scale = (v: Rational) => toNumber(inSeconds ? div(v, MS_PER_S) : v);
-    const cost = exact[i] ?? { excl: ZERO, incl: ZERO };
-    lines[d] = {
-      volume: scale(a.volume),
-      step_rounding: scale(a.rounding),
-      excl_vat_minor: Number(excl.lines[i] ?? 0n),
-      incl_vat_minor: Number(incl.lines[i] ?? 0n),
-      exact_excl_vat_minor: toFixed(cost.excl, 4),
-      exact_incl_vat_minor: toFixed(cost.incl, 4),
-    };
-  });
-  return { lines, excl: Number(excl.total), incl: Number(incl.total) };
 }
 
 /** OCPI start_date_time/end_date_time: the tariff prices sessions starting in [from, until). */
@@ -270,10 +221,11 @@ export function priceActivity(
       "The transaction has no start time and the tariff depends on time.",
     );
   }
-  checkValidity(tariff, activity.start);
+  checkValidity(tariff, activity.reservation?.start ?? activity.start);
   const { priced, acc } = pricePeriods(tariff, activity);
   const { lines, excl, incl } = dimensionLines(acc);
-  const bound = applyBounds(tariff, excl, incl);
+  const sessionTookPlace = !activity.reservation?.expired;
+  const bound = applyBounds(tariff, excl, incl, { minimum: sessionTookPlace });
   return {
     billing_version: tariff.complex ? "elements-v1" : "energy-v1",
     currency: "USD",
@@ -286,6 +238,7 @@ export function priceActivity(
     },
     activity: describeActivity(activity),
     periods: options.periods === false ? [] : priced.map(describePeriod),
+    warnings: [...activity.warnings],
   };
 }
 

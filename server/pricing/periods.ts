@@ -5,7 +5,7 @@
  * before t, and a cut at an energy threshold falls exactly where the threshold is crossed.
  */
 import { type Rational, ZERO, add, div, gt, int, isZero, lt, mul, sub } from "./rational";
-import { type ActivityKind, type SessionActivity, averagePowerW } from "./session";
+import { type ActivityKind, type Segment, averagePowerW } from "./session";
 
 export interface Period {
   readonly start: Rational; // ms since the epoch
@@ -29,10 +29,10 @@ function cut(p: Piece, at: Rational, energy: Rational): [Piece, Piece] {
 }
 
 /** Cuts at each instant in `boundaries` (sorted, integer ms) that falls inside a segment. */
-function cutAtInstants(activity: SessionActivity, boundaries: readonly number[]): Piece[] {
+function cutAtInstants(segments: readonly Segment[], boundaries: readonly number[]): Piece[] {
   const pieces: Piece[] = [];
   let next = 0;
-  for (const s of activity.segments) {
+  for (const s of segments) {
     let piece: Piece = {
       start: int(s.start),
       end: int(s.end),
@@ -87,9 +87,9 @@ function cutAtEnergies(pieces: readonly Piece[], thresholds: readonly Rational[]
 }
 
 export function buildPeriods(
-  activity: SessionActivity,
+  segments: readonly Segment[],
   instants: readonly number[],
   energyThresholdsWh: readonly Rational[],
 ): Period[] {
-  return cutAtEnergies(cutAtInstants(activity, instants), energyThresholdsWh);
+  return cutAtEnergies(cutAtInstants(segments, instants), energyThresholdsWh);
 }

@@ -9,7 +9,10 @@ import type { ActivityKind, SessionActivity, SessionInput } from "./session";
 import type { CompiledComponent } from "./tariff-model";
 
 export interface DimensionCost {
-  /** Billed volume including step rounding: Wh (energy), seconds (time), sessions (flat). */
+  /**
+   * Billed volume including step rounding: Wh (energy), seconds (time, parking_time, reservation),
+   * count (flat, reservation_fee).
+   */
   volume: number;
   /** Volume added by step_size rounding, same unit. */
   step_rounding: number;
@@ -22,8 +25,22 @@ export interface DimensionCost {
 }
 
 /** The result's lines, in the order rounding ties are broken in (README, decision 6). */
-export const PRICED_DIMENSIONS = ["energy", "time", "parking_time", "flat"] as const;
+export const PRICED_DIMENSIONS = [
+  "energy",
+  "time",
+  "parking_time",
+  "flat",
+  "reservation",
+  "reservation_fee",
+] as const;
 export type PricedDimension = (typeof PRICED_DIMENSIONS)[number];
+
+/** Input accepted as partners send it, but worth a look; the price stands. */
+export interface PricingWarning {
+  code: "charging_period_before_start";
+  message: string;
+  details: Record<string, unknown>;
+}
 
 export interface ActivityInterval {
   kind: ActivityKind;
@@ -33,10 +50,22 @@ export interface ActivityInterval {
   energy_wh: number;
 }
 
+export interface ReservationBreakdown {
+  /** `used`: followed by this session (RESERVATION elements); `expired`: no session followed. */
+  status: "used" | "expired";
+  started_at: string;
+  ended_at: string;
+  /** Reserved time (the reservation periods of an OCPI input may leave gaps). */
+  seconds: number;
+}
+
 export interface ActivityBreakdown {
   method: SessionInput["method"];
-  /** `no_energy`: the session drew less than 1 Wh and is all waiting. */
-  reason: "no_energy" | null;
+  /**
+   * `no_energy`: the session drew less than 1 Wh and is all waiting; `reservation_expired`: there
+   * was no session, only a reservation that expired.
+   */
+  reason: "no_energy" | "reservation_expired" | null;
   start_known: boolean;
   started_at: string;
   ended_at: string;
@@ -44,7 +73,8 @@ export interface ActivityBreakdown {
   charging_seconds: number;
   idle_seconds: number;
   waiting_seconds: number;
-  /** Adjacent stretches of one activity merged. */
+  reservation: ReservationBreakdown | null;
+  /** The reservation's stretches, then the session's; adjacent stretches of one activity merged. */
   intervals: ActivityInterval[];
 }
 
@@ -61,6 +91,8 @@ export interface PeriodDetail {
     time: number | null;
     parking_time: number | null;
     flat: number | null;
+    reservation: number | null;
+    reservation_fee: number | null;
   };
   /** This period's cost excl. VAT before step rounding, in cents to 4 places (information only). */
   cost_excl_vat_minor: string;
@@ -81,7 +113,10 @@ export interface PriceResult {
   /** Each column rounded once (half up) from the exact sum of the dimensions, plus price_bound. */
   total: { excl_vat_minor: number; incl_vat_minor: number };
   activity: ActivityBreakdown;
+  /** The reservation's periods, then the session's. */
   periods: PeriodDetail[];
+  /** Always present; empty when the input needed no comment. */
+  warnings: PricingWarning[];
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -89,7 +124,7 @@ const isoOf = (ms: Rational) => iso(Number(floor(ms)));
 
 export function describeActivity(activity: SessionActivity): ActivityBreakdown {
   const intervals: ActivityInterval[] = [];
-  const totals: Record<ActivityKind, number> = { charging: 0, idle: 0, waiting: 0 };
+  const totals: Record<ActivityKind, number> = { charging: 0, idle: 0, waiting: 0, reservation: 0 };
   let open: { kind: ActivityKind; start: number; end: number; wh: number } | null = null;
   const close = () => {
     if (!open) return;
@@ -103,8 +138,9 @@ export function describeActivity(activity: SessionActivity): ActivityBreakdown {
     });
     totals[open.kind] += ms;
   };
-  for (const s of activity.segments) {
-    if (open && open.kind === s.kind) {
+  const reservation = activity.reservation;
+  for (const s of [...(reservation?.segments ?? []), ...activity.segments]) {
+    if (open && open.kind === s.kind && open.end === s.start) {
       open.end = s.end;
       open.wh += s.energyWh;
     } else {
@@ -115,13 +151,19 @@ export function describeActivity(activity: SessionActivity): ActivityBreakdown {
   close();
   return {
     method: activity.method,
-    reason: activity.noEnergy ? "no_energy" : null,
+    reason: reservation?.expired ? "reservation_expired" : activity.noEnergy ? "no_energy" : null,
     start_known: activity.startKnown,
     started_at: iso(activity.start),
     ended_at: iso(activity.end),
     charging_seconds: totals.charging / 1000,
     idle_seconds: totals.idle / 1000,
     waiting_seconds: totals.waiting / 1000,
+    reservation: reservation && {
+      status: reservation.expired ? "expired" : "used",
+      started_at: iso(reservation.start),
+      ended_at: iso(reservation.end),
+      seconds: totals.reservation / 1000,
+    },
     intervals,
   };
 }
@@ -133,6 +175,8 @@ export interface PricedPeriod {
   readonly time: CompiledComponent | null;
   readonly parkingTime: CompiledComponent | null;
   readonly flat: CompiledComponent | null;
+  readonly reservation: CompiledComponent | null;
+  readonly reservationFee: CompiledComponent | null;
 }
 
 /** A period's cost excl. VAT before step rounding (information only). */
@@ -144,6 +188,8 @@ function periodCostExcl(p: PricedPeriod): Rational {
   if (p.time) cost = add(cost, mul(p.time.unitPrice, length));
   if (p.parkingTime) cost = add(cost, mul(p.parkingTime.unitPrice, length));
   if (p.flat) cost = add(cost, p.flat.unitPrice);
+  if (p.reservation) cost = add(cost, mul(p.reservation.unitPrice, length));
+  if (p.reservationFee) cost = add(cost, p.reservationFee.unitPrice);
   return cost;
 }
 
@@ -161,6 +207,8 @@ export function describePeriod(p: PricedPeriod): PeriodDetail {
       time: p.time?.element ?? null,
       parking_time: p.parkingTime?.element ?? null,
       flat: p.flat?.element ?? null,
+      reservation: p.reservation?.element ?? null,
+      reservation_fee: p.reservationFee?.element ?? null,
     },
     cost_excl_vat_minor: toFixed(periodCostExcl(p), 4),
   };

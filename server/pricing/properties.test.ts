@@ -5,6 +5,7 @@ import {
   type Run,
   meterFromRuns,
   periodsFromRuns,
+  reservedArbitrary,
   runsArbitrary,
   startArbitrary,
   tariffArbitrary,
@@ -36,11 +37,12 @@ describe("splitting a session's periods differently never changes its price", ()
         startArbitrary,
         runsArbitrary,
         cutsArbitrary,
-        (tariff, start, runs, cut) => {
-          const coarse = priceSession(tariff, meterFromRuns(start, runs));
+        reservedArbitrary,
+        (tariff, start, runs, cut, reserved) => {
+          const coarse = priceSession(tariff, meterFromRuns(start, runs, undefined, reserved));
           const fine = priceSession(
             tariff,
-            meterFromRuns(start, runs, (i, m) => cut(i, m)),
+            meterFromRuns(start, runs, (i, m) => cut(i, m), reserved),
           );
           expect(billed(fine)).toEqual(billed(coarse));
         },
@@ -56,13 +58,39 @@ describe("splitting a session's periods differently never changes its price", ()
         startArbitrary,
         runsArbitrary,
         cutsArbitrary,
-        (tariff, start, runs, cut) => {
-          const meter = priceSession(tariff, meterFromRuns(start, runs));
+        reservedArbitrary,
+        (tariff, start, runs, cut, reserved) => {
+          const meter = priceSession(tariff, meterFromRuns(start, runs, undefined, reserved));
           const periods = priceSession(
             tariff,
-            periodsFromRuns(start, runs, (i, m) => cut(i, m)),
+            periodsFromRuns(start, runs, (i, m) => cut(i, m), reserved),
           );
           expect(billed(periods)).toEqual(billed(meter));
+        },
+      ),
+      RUNS,
+    );
+  });
+
+  it("an expired reservation as RESERVATION_TIME periods prices as the meter series' one", () => {
+    fc.assert(
+      fc.property(
+        tariffArbitrary(),
+        startArbitrary,
+        fc.integer({ min: 1, max: 300 }),
+        cutsArbitrary,
+        (tariff, start, minutes, cut) => {
+          const end = start + minutes * 60_000;
+          const meter = priceSession(tariff, {
+            method: "meter_values",
+            started_at: null,
+            readings: [],
+            reservation: { started_at: start, ended_at: end, expired: true },
+          });
+          const cdr = periodsFromRuns(end, [], (i, m) => cut(i, m), minutes);
+          const periods = priceSession(tariff, cdr);
+          expect(billed(periods)).toEqual(billed(meter));
+          expect(meter.activity.reason).toBe("reservation_expired");
         },
       ),
       RUNS,
@@ -73,14 +101,20 @@ describe("splitting a session's periods differently never changes its price", ()
 describe("totals", () => {
   it("equal the sum of the dimensions and the min/max adjustment", () => {
     fc.assert(
-      fc.property(tariffArbitrary(), startArbitrary, runsArbitrary, (tariff, start, runs) => {
-        const r = priceSession(tariff, meterFromRuns(start, runs));
-        const d = Object.values(r.dimensions);
-        for (const key of ["excl_vat_minor", "incl_vat_minor"] as const) {
-          expect(r.total[key]).toBe(d.reduce((s, x) => s + x[key], 0) + r.price_bound[key]);
-          for (const x of d) expect(Number.isSafeInteger(x[key]) && x[key] >= 0).toBe(true);
-        }
-      }),
+      fc.property(
+        tariffArbitrary(),
+        startArbitrary,
+        runsArbitrary,
+        reservedArbitrary,
+        (tariff, start, runs, reserved) => {
+          const r = priceSession(tariff, meterFromRuns(start, runs, undefined, reserved));
+          const d = Object.values(r.dimensions);
+          for (const key of ["excl_vat_minor", "incl_vat_minor"] as const) {
+            expect(r.total[key]).toBe(d.reduce((s, x) => s + x[key], 0) + r.price_bound[key]);
+            for (const x of d) expect(Number.isSafeInteger(x[key]) && x[key] >= 0).toBe(true);
+          }
+        },
+      ),
       RUNS,
     );
   });
@@ -89,25 +123,31 @@ describe("totals", () => {
     const HALF = rat(1n, 2n);
     const whole = (cents: number) => rat(BigInt(cents));
     fc.assert(
-      fc.property(tariffArbitrary(), startArbitrary, runsArbitrary, (tariff, start, runs) => {
-        const session = meterFromRuns(start, runs);
-        const r = priceSession(tariff, session);
-        const exact = exactCosts(compileTariff(tariff), deriveActivity(session));
-        for (const [key, column] of [
-          ["excl_vat_minor", "excl"],
-          ["incl_vat_minor", "incl"],
-        ] as const) {
-          let sum = ZERO;
-          for (const d of PRICED_DIMENSIONS) {
-            sum = add(sum, exact[d][column]);
-            const off = sub(whole(r.dimensions[d][key]), exact[d][column]);
-            expect(lt(off, ONE) && gt(off, rat(-1n))).toBe(true);
+      fc.property(
+        tariffArbitrary(),
+        startArbitrary,
+        runsArbitrary,
+        reservedArbitrary,
+        (tariff, start, runs, reserved) => {
+          const session = meterFromRuns(start, runs, undefined, reserved);
+          const r = priceSession(tariff, session);
+          const exact = exactCosts(compileTariff(tariff), deriveActivity(session));
+          for (const [key, column] of [
+            ["excl_vat_minor", "excl"],
+            ["incl_vat_minor", "incl"],
+          ] as const) {
+            let sum = ZERO;
+            for (const d of PRICED_DIMENSIONS) {
+              sum = add(sum, exact[d][column]);
+              const off = sub(whole(r.dimensions[d][key]), exact[d][column]);
+              expect(lt(off, ONE) && gt(off, rat(-1n))).toBe(true);
+            }
+            // halves round up: -1/2 < total - exact <= 1/2
+            const off = sub(whole(r.total[key] - r.price_bound[key]), sum);
+            expect(gt(off, rat(-1n, 2n)) && le(off, HALF)).toBe(true);
           }
-          // halves round up: -1/2 < total - exact <= 1/2
-          const off = sub(whole(r.total[key] - r.price_bound[key]), sum);
-          expect(gt(off, rat(-1n, 2n)) && le(off, HALF)).toBe(true);
-        }
-      }),
+        },
+      ),
       RUNS,
     );
   });

@@ -48,7 +48,8 @@ export interface CompiledRestrictions {
   readonly minDurationMs?: number;
   readonly maxDurationMs?: number;
   readonly days?: ReadonlySet<number>; // 0 = Monday
-  readonly reservation: boolean;
+  /** The element prices reservations only (see CompiledTariff.reservationElements). */
+  readonly reservation: "RESERVATION" | "RESERVATION_EXPIRES" | null;
 }
 
 export interface CompiledElement {
@@ -61,6 +62,19 @@ export interface CompiledTariff {
   readonly complex: boolean;
   readonly timeZone: string;
   readonly elements: readonly CompiledElement[];
+  /** Elements without a reservation restriction: the only ones that price a session. */
+  readonly sessionElements: readonly CompiledElement[];
+  /**
+   * The elements that price a reservation, in the order they are tried: `RESERVATION` ones for a
+   * used reservation; for an expired one `RESERVATION_EXPIRES` ones first, then `RESERVATION` ones
+   * (OCPI 2.2.1: an expired reservation's time is priced by the RESERVATION_EXPIRES element when
+   * both have one; its example 17 bills the reserved time at the RESERVATION rate plus the
+   * expiry fee).
+   */
+  readonly reservationElements: {
+    readonly used: readonly CompiledElement[];
+    readonly expired: readonly CompiledElement[];
+  };
   /** Bounds on the session total in cents. */
   readonly minPrice?: { excl: bigint; incl?: bigint };
   readonly maxPrice?: { excl: bigint; incl?: bigint };
@@ -111,7 +125,7 @@ function compileRestrictions(element: TariffElement): CompiledRestrictions | nul
     minDurationMs: optional(r.min_duration, (s) => s * 1000),
     maxDurationMs: optional(r.max_duration, (s) => s * 1000),
     days: optional(r.day_of_week, (days) => new Set(days.map((d) => DAYS_OF_WEEK.indexOf(d)))),
-    reservation: r.reservation !== undefined,
+    reservation: r.reservation ?? null,
   };
 }
 
@@ -212,10 +226,15 @@ export function compileTariff(tariff: TariffSnapshot): CompiledTariff {
   };
   const bound = (p: { excl_vat: number; incl_vat?: number } | undefined) =>
     p && { excl: cents(p.excl_vat), incl: optional(p.incl_vat, cents) };
+  const restrictedTo = (kind: CompiledRestrictions["reservation"]) =>
+    elements.filter((e) => (e.restrictions?.reservation ?? null) === kind);
+  const used = restrictedTo("RESERVATION");
   return {
     complex: isComplex(tariff),
     timeZone: tariff.time_zone ?? "UTC",
     elements,
+    sessionElements: restrictedTo(null),
+    reservationElements: { used, expired: [...restrictedTo("RESERVATION_EXPIRES"), ...used] },
     minPrice: bound(tariff.min_price),
     maxPrice: bound(tariff.max_price),
     timeDependent,

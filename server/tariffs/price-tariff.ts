@@ -55,6 +55,9 @@ export async function quoteTariff({
       energy_wh: input.energy_wh,
       duration_seconds: input.duration_seconds,
       start_at: input.start_at ?? new Date(),
+      ...(input.reservation_seconds === undefined
+        ? {}
+        : { reservation_seconds: input.reservation_seconds }),
     }),
   );
   return {
@@ -92,6 +95,7 @@ export async function simulateTariff({
           started_at: s.started_at === undefined ? (s.meter_values[0]?.at ?? null) : s.started_at,
           ...(s.stopped_at ? { stopped_at: s.stopped_at } : {}),
           readings: s.meter_values,
+          reservation: s.reservation ?? null,
         }
       : {
           method: "charging_periods",

@@ -76,6 +76,15 @@ export const quoteBody = z.strictObject({
     .min(0)
     .max(31 * 86_400),
   start_at: z.iso.datetime({ offset: true }).optional().describe("default: now"),
+  reservation_seconds: z
+    .number()
+    .int()
+    .min(0)
+    .max(31 * 86_400)
+    .optional()
+    .describe(
+      "a used reservation from start_at for this long, priced by reservation elements; charging then starts when it ends",
+    ),
 });
 
 const meterReading = z.strictObject({
@@ -97,16 +106,42 @@ export const simulateBody = z
       .optional()
       .describe("an inline tariff, validated like a created one"),
     session: z.union([
-      z.strictObject({
-        meter_values: z.array(meterReading).min(1).max(20_000),
-        started_at: z.iso.datetime({ offset: true }).nullable().optional(),
-        stopped_at: z.iso.datetime({ offset: true }).optional(),
-      }),
-      z.strictObject({
-        charging_periods: z.array(chargingPeriod).min(1).max(20_000),
-        start_date_time: z.iso.datetime({ offset: true }).nullable(),
-        end_date_time: z.iso.datetime({ offset: true }),
-      }),
+      z
+        .strictObject({
+          meter_values: z.array(meterReading).max(20_000),
+          started_at: z.iso.datetime({ offset: true }).nullable().optional(),
+          stopped_at: z.iso.datetime({ offset: true }).optional(),
+          reservation: z
+            .strictObject({
+              started_at: z.iso.datetime({ offset: true }),
+              ended_at: z.iso
+                .datetime({ offset: true })
+                .nullable()
+                .optional()
+                .describe(
+                  "used: defaults to the session's start; expired: required (when it expired)",
+                ),
+              expired: z
+                .boolean()
+                .default(false)
+                .describe("true: no session followed (then meter_values is empty)"),
+            })
+            .optional()
+            .describe("the EVSE reserved for this driver before the session, or instead of one"),
+        })
+        .refine((m) => m.meter_values.length > 0 || m.reservation?.expired === true, {
+          message: "needs at least one reading (none only for an expired reservation)",
+          path: ["meter_values"],
+        }),
+      z
+        .strictObject({
+          charging_periods: z.array(chargingPeriod).min(1).max(20_000),
+          start_date_time: z.iso.datetime({ offset: true }).nullable(),
+          end_date_time: z.iso.datetime({ offset: true }),
+        })
+        .describe(
+          "OCPI CDR style; a reservation is leading periods with RESERVATION_TIME (start_date_time is then its start), expired when the periods hold nothing else",
+        ),
     ]),
   })
   .refine((b) => (b.tariff_id === undefined) !== (b.tariff === undefined), {
@@ -116,7 +151,11 @@ export const simulateBody = z
 
 const cents = z.number().int().describe("integer US cents");
 const dimensionCost = z.strictObject({
-  volume: z.number().describe("billed volume with step rounding: Wh, seconds, or sessions (flat)"),
+  volume: z
+    .number()
+    .describe(
+      "billed volume with step rounding: Wh (energy), seconds (time, parking_time, reservation) or a count (flat, reservation_fee)",
+    ),
   step_rounding: z.number().describe("volume added by step_size rounding, same unit"),
   excl_vat_minor: cents.describe(
     "this line's share of the total: the column's exact sum rounded once, allocated by largest remainder",
@@ -125,7 +164,7 @@ const dimensionCost = z.strictObject({
   exact_excl_vat_minor: z.string().describe("exact cost before rounding, cents to 4 places"),
   exact_incl_vat_minor: z.string().describe("exact cost before rounding, cents to 4 places"),
 });
-const activityKind = z.enum(["charging", "idle", "waiting"]);
+const activityKind = z.enum(["charging", "idle", "waiting", "reservation"]);
 
 /** What the quote and simulate routes answer: the pricing engine's result, with summaries. */
 export const priceResultSchema = z.strictObject({
@@ -144,7 +183,9 @@ export const priceResultSchema = z.strictObject({
     energy: dimensionCost,
     time: dimensionCost.describe("TIME, billed over charging"),
     parking_time: dimensionCost.describe("PARKING_TIME, billed over idle"),
-    flat: dimensionCost,
+    flat: dimensionCost.describe("the session's FLAT fee, once"),
+    reservation: dimensionCost.describe("TIME of reservation elements, over the reserved time"),
+    reservation_fee: dimensionCost.describe("FLAT of reservation elements, once"),
   }),
   price_bound: z.strictObject({
     applied: z.enum(["min_price", "max_price"]).nullable(),
@@ -158,13 +199,21 @@ export const priceResultSchema = z.strictObject({
     ),
   activity: z.strictObject({
     method: z.enum(["meter_values", "charging_periods"]),
-    reason: z.enum(["no_energy"]).nullable(),
+    reason: z.enum(["no_energy", "reservation_expired"]).nullable(),
     start_known: z.boolean(),
     started_at: z.string(),
     ended_at: z.string(),
     charging_seconds: z.number(),
     idle_seconds: z.number(),
     waiting_seconds: z.number(),
+    reservation: z
+      .strictObject({
+        status: z.enum(["used", "expired"]),
+        started_at: z.string(),
+        ended_at: z.string(),
+        seconds: z.number().describe("reserved time"),
+      })
+      .nullable(),
     intervals: z.array(
       z.strictObject({
         kind: activityKind,
@@ -189,6 +238,8 @@ export const priceResultSchema = z.strictObject({
           time: z.number().int().nullable(),
           parking_time: z.number().int().nullable(),
           flat: z.number().int().nullable(),
+          reservation: z.number().int().nullable(),
+          reservation_fee: z.number().int().nullable(),
         })
         .describe("index in `elements` of the element that priced each dimension; null when free"),
       cost_excl_vat_minor: z
@@ -196,4 +247,13 @@ export const priceResultSchema = z.strictObject({
         .describe("this period's cost excl. VAT before step rounding, cents to 4 places"),
     }),
   ),
+  warnings: z
+    .array(
+      z.strictObject({
+        code: z.enum(["charging_period_before_start"]),
+        message: z.string(),
+        details: z.record(z.string(), z.unknown()),
+      }),
+    )
+    .describe("input accepted as partners send it but worth a look; always present, often empty"),
 });

@@ -292,4 +292,105 @@ describe("tariffs", () => {
     expect(sim.status).toBe(409);
     expect(sim.body.error.code).toBe("tariff_not_valid_at");
   });
+
+  it("prices reservations: a quote's reservation_seconds, a meter series' reservation, OCPI RESERVATION_TIME", async () => {
+    const { tenantId, key } = await aTenantWithKey();
+    const tariff = {
+      elements: [
+        {
+          price_components: [
+            { type: "TIME", price: 3, step_size: 300 },
+            { type: "FLAT", price: 1.5, step_size: 0 },
+          ],
+          restrictions: { reservation: "RESERVATION" },
+        },
+        {
+          price_components: [{ type: "FLAT", price: 4 }],
+          restrictions: { reservation: "RESERVATION_EXPIRES" },
+        },
+        { price_components: [{ type: "ENERGY", price: 0.3 }] },
+      ],
+    };
+    const made = (await call("POST", `/v1/tenants/${tenantId}/tariffs`, { key, body: tariff }))
+      .body;
+    // 20 min reserved x 300 c/h = 100 c, fee 150 c; then 10 kWh x 30 c = 300 c -> 550 c
+    const quote = await call("POST", `/v1/tenants/${tenantId}/tariffs/${made.id}/quote`, {
+      key,
+      body: {
+        energy_wh: 10_000,
+        duration_seconds: 3600,
+        start_at: "2026-11-22T14:00:00Z",
+        reservation_seconds: 1200,
+      },
+    });
+    expect(quote.status, JSON.stringify(quote.body)).toBe(200);
+    expect(priceResultSchema.safeParse(quote.body).error).toBeUndefined();
+    expect(quote.body.dimensions.reservation).toMatchObject({ volume: 1200, excl_vat_minor: 100 });
+    expect(quote.body.dimensions.reservation_fee).toMatchObject({ excl_vat_minor: 150 });
+    expect(quote.body.total.excl_vat_minor).toBe(550);
+    expect(quote.body.price_summary).toBe(
+      "10 kWh over 1 h (1 h charging) after 20 min reserved: $5.50 incl. VAT, $5.50 excl. VAT. " +
+        "Energy $3.00, reservation $1.00, reservation fee $1.50.",
+    );
+    expect(quote.body.warnings).toEqual([]);
+    // the same as a meter series with its reservation, inline
+    const meter = await call("POST", `/v1/tenants/${tenantId}/tariffs/simulate`, {
+      key,
+      body: {
+        tariff,
+        session: {
+          meter_values: [
+            { at: "2026-11-22T14:20:00Z", energy_wh: 0 },
+            { at: "2026-11-22T15:20:00Z", energy_wh: 10_000 },
+          ],
+          reservation: { started_at: "2026-11-22T14:00:00Z" },
+        },
+      },
+    });
+    expect(meter.status, JSON.stringify(meter.body)).toBe(200);
+    expect(meter.body.total).toEqual(quote.body.total);
+    expect(meter.body.activity.reservation).toMatchObject({ status: "used", seconds: 1200 });
+    // expired, as OCPI periods: 45 min -> 45 min (step 300) x 300 c/h = 225 c; expiry fee 400 c
+    const expired = await call("POST", `/v1/tenants/${tenantId}/tariffs/simulate`, {
+      key,
+      body: {
+        tariff_id: made.id,
+        session: {
+          charging_periods: [
+            {
+              start_date_time: "2026-11-22T14:00:00Z",
+              dimensions: [{ type: "RESERVATION_TIME", volume: 0.75 }],
+            },
+          ],
+          start_date_time: "2026-11-22T14:00:00Z",
+          end_date_time: "2026-11-22T14:45:00Z",
+        },
+      },
+    });
+    expect(expired.status, JSON.stringify(expired.body)).toBe(200);
+    expect(priceResultSchema.safeParse(expired.body).error).toBeUndefined();
+    expect(expired.body.total.excl_vat_minor).toBe(625);
+    expect(expired.body.activity.reason).toBe("reservation_expired");
+    // an expired reservation as a meter series needs no readings
+    const expiredMeter = await call("POST", `/v1/tenants/${tenantId}/tariffs/simulate`, {
+      key,
+      body: {
+        tariff_id: made.id,
+        session: {
+          meter_values: [],
+          reservation: {
+            started_at: "2026-11-22T14:00:00Z",
+            ended_at: "2026-11-22T14:45:00Z",
+            expired: true,
+          },
+        },
+      },
+    });
+    expect(expiredMeter.body.total).toEqual(expired.body.total);
+    const noReadings = await call("POST", `/v1/tenants/${tenantId}/tariffs/simulate`, {
+      key,
+      body: { tariff_id: made.id, session: { meter_values: [] } },
+    });
+    expect(noReadings.status).toBe(422);
+  });
 });

@@ -1,0 +1,145 @@
+/**
+ * The money side of pricing: what each dimension billed (volume per component), step rounding,
+ * exact costs, the rounded lines and the min/max price bound.
+ */
+import {
+  type Rational,
+  ZERO,
+  add,
+  ceilToMultiple,
+  div,
+  isPositive,
+  mul,
+  sub,
+  toFixed,
+  toNumber,
+} from "./rational";
+import { type DimensionCost, type PricedDimension, PRICED_DIMENSIONS } from "./price-result";
+import { allocateCents } from "./rounding";
+import type { CompiledComponent, CompiledTariff } from "./tariff-model";
+
+/**
+ * What one dimension billed: volume per component (so money is multiplied out once per component,
+ * not once per period), the last component that applied and what step rounding added.
+ */
+export interface Accumulator {
+  readonly volumes: Map<CompiledComponent, Rational>; // Wh, ms or sessions
+  volume: Rational;
+  last: CompiledComponent | null;
+  rounding: Rational;
+}
+
+export const accumulator = (): Accumulator => ({
+  volumes: new Map(),
+  volume: ZERO,
+  last: null,
+  rounding: ZERO,
+});
+
+export function bill(acc: Accumulator, c: CompiledComponent, volume: Rational): void {
+  acc.volume = add(acc.volume, volume);
+  acc.volumes.set(c, add(acc.volumes.get(c) ?? ZERO, volume));
+  acc.last = c;
+}
+
+/** step_size: the billed total rounded up once, at the last applied component's step and price. */
+export function roundToStep(acc: Accumulator): void {
+  const c = acc.last;
+  if (!c) return;
+  const extra = sub(ceilToMultiple(acc.volume, c.step), acc.volume);
+  if (!isPositive(extra)) return;
+  bill(acc, c, extra);
+  acc.rounding = extra;
+}
+
+/** A dimension's exact cost in cents, excl. and incl. VAT (VAT per component). */
+export interface ExactCost {
+  readonly excl: Rational;
+  readonly incl: Rational;
+}
+
+export function exactCost(acc: Accumulator): ExactCost {
+  let excl = ZERO;
+  let incl = ZERO;
+  for (const [c, volume] of acc.volumes) {
+    const cost = mul(c.unitPrice, volume);
+    excl = add(excl, cost);
+    incl = add(incl, mul(cost, c.vatFactor));
+  }
+  return { excl, incl };
+}
+
+export type Accumulators = Record<PricedDimension, Accumulator>;
+
+const MS_PER_S = { n: 1000n, d: 1n };
+
+/**
+ * min_price/max_price on the rounded totals (README, decision 9). `minimum: false` when no session
+ * took place (an expired reservation): min_price is what a charging session costs at least.
+ */
+export function applyBounds(
+  tariff: CompiledTariff,
+  excl: number,
+  incl: number,
+  { minimum }: { minimum: boolean },
+) {
+  let boundExcl = 0;
+  let boundIncl = 0;
+  let applied: "min_price" | "max_price" | null = null;
+  const apply = (
+    bound: { excl: bigint; incl?: bigint } | undefined,
+    name: "min_price" | "max_price",
+    outside: (value: number, limit: number) => boolean,
+  ) => {
+    if (!bound) return;
+    const limitExcl = Number(bound.excl);
+    const currentExcl = excl + boundExcl;
+    const currentIncl = incl + boundIncl;
+    let changed = false;
+    let deltaExcl = 0;
+    if (outside(currentExcl, limitExcl)) {
+      deltaExcl = limitExcl - currentExcl;
+      boundExcl += deltaExcl;
+      changed = true;
+    }
+    if (bound.incl !== undefined) {
+      const limitIncl = Number(bound.incl);
+      if (outside(currentIncl, limitIncl)) {
+        boundIncl += limitIncl - currentIncl;
+        changed = true;
+      }
+    } else {
+      boundIncl += deltaExcl; // a bound without incl_vat moves the incl. total by the same amount
+    }
+    if (changed) applied = name;
+  };
+  if (minimum) apply(tariff.minPrice, "min_price", (v, limit) => v < limit);
+  apply(tariff.maxPrice, "max_price", (v, limit) => v > limit);
+  return { applied, excl_vat_minor: boundExcl, incl_vat_minor: boundIncl };
+}
+
+/**
+ * The dimensions' lines: each column (excl., incl. VAT) rounded once as a whole and allocated back
+ * (./rounding.ts), so the lines add up to the rounded totals exactly.
+ */
+export function dimensionLines(acc: Accumulators) {
+  const exact = PRICED_DIMENSIONS.map((d) => exactCost(acc[d]));
+  const excl = allocateCents(exact.map((c) => c.excl));
+  const incl = allocateCents(exact.map((c) => c.incl));
+  const lines = {} as Record<PricedDimension, DimensionCost>;
+  PRICED_DIMENSIONS.forEach((d, i) => {
+    const a = acc[d];
+    const inSeconds = d === "time" || d === "parking_time" || d === "reservation";
+    const scale = (v: Rational) => toNumber(inSeconds ? div(v, MS_PER_S) : v);
+    const cost = exact[i] ?? { excl: ZERO, incl: ZERO };
+    lines[d] = {
+      volume: scale(a.volume),
+      step_rounding: scale(a.rounding),
+      excl_vat_minor: Number(excl.lines[i] ?? 0n),
+      incl_vat_minor: Number(incl.lines[i] ?? 0n),
+      exact_excl_vat_minor: toFixed(cost.excl, 4),
+      exact_incl_vat_minor: toFixed(cost.incl, 4),
+    };
+  });
+  return { lines, excl: Number(excl.total), incl: Number(incl.total) };
+}
