@@ -8,8 +8,11 @@ import {
   add,
   ceilToMultiple,
   div,
+  gt,
   isPositive,
+  lt,
   mul,
+  roundHalfUp,
   sub,
   toFixed,
   toNumber,
@@ -74,48 +77,42 @@ export type Accumulators = Record<PricedDimension, Accumulator>;
 const MS_PER_S = { n: 1000n, d: 1n };
 
 /**
- * min_price/max_price on the rounded totals (README, decision 9). `minimum: false` when no session
- * took place (an expired reservation): min_price is what a charging session costs at least.
+ * min_price/max_price (README, decision 9), applied to the exact totals before their one rounding:
+ * a total outside a bound becomes the bound. A bound without `incl_vat` sets the excl. total and
+ * keeps the session's exact VAT on top of it (the bound itself carries no VAT). Returns the rounded
+ * totals. `minimum: false` when no session took place (an expired reservation): min_price is what
+ * a charging session costs at least.
  */
-export function applyBounds(
+export function boundedTotals(
   tariff: CompiledTariff,
-  excl: number,
-  incl: number,
+  exact: ExactCost,
   { minimum }: { minimum: boolean },
-) {
-  let boundExcl = 0;
-  let boundIncl = 0;
+): { excl: bigint; incl: bigint; applied: "min_price" | "max_price" | null } {
+  let { excl, incl } = exact;
   let applied: "min_price" | "max_price" | null = null;
   const apply = (
     bound: { excl: bigint; incl?: bigint } | undefined,
     name: "min_price" | "max_price",
-    outside: (value: number, limit: number) => boolean,
+    outside: (value: Rational, limit: Rational) => boolean,
   ) => {
     if (!bound) return;
-    const limitExcl = Number(bound.excl);
-    const currentExcl = excl + boundExcl;
-    const currentIncl = incl + boundIncl;
-    let changed = false;
-    let deltaExcl = 0;
-    if (outside(currentExcl, limitExcl)) {
-      deltaExcl = limitExcl - currentExcl;
-      boundExcl += deltaExcl;
-      changed = true;
+    const limitExcl = { n: bound.excl, d: 1n };
+    if (outside(excl, limitExcl)) {
+      if (bound.incl === undefined) incl = add(incl, sub(limitExcl, excl));
+      excl = limitExcl;
+      applied = name;
     }
     if (bound.incl !== undefined) {
-      const limitIncl = Number(bound.incl);
-      if (outside(currentIncl, limitIncl)) {
-        boundIncl += limitIncl - currentIncl;
-        changed = true;
+      const limitIncl = { n: bound.incl, d: 1n };
+      if (outside(incl, limitIncl)) {
+        incl = limitIncl;
+        applied = name;
       }
-    } else {
-      boundIncl += deltaExcl; // a bound without incl_vat moves the incl. total by the same amount
     }
-    if (changed) applied = name;
   };
-  if (minimum) apply(tariff.minPrice, "min_price", (v, limit) => v < limit);
-  apply(tariff.maxPrice, "max_price", (v, limit) => v > limit);
-  return { applied, excl_vat_minor: boundExcl, incl_vat_minor: boundIncl };
+  if (minimum) apply(tariff.minPrice, "min_price", lt);
+  apply(tariff.maxPrice, "max_price", gt);
+  return { excl: roundHalfUp(excl), incl: roundHalfUp(incl), applied };
 }
 
 /**
@@ -141,5 +138,9 @@ export function dimensionLines(acc: Accumulators) {
       exact_incl_vat_minor: toFixed(cost.incl, 4),
     };
   });
-  return { lines, excl: Number(excl.total), incl: Number(incl.total) };
+  const sum = exact.reduce((t, c) => ({ excl: add(t.excl, c.excl), incl: add(t.incl, c.incl) }), {
+    excl: ZERO,
+    incl: ZERO,
+  });
+  return { lines, exact: sum, excl: Number(excl.total), incl: Number(incl.total) };
 }

@@ -289,6 +289,36 @@ describe("worked examples", () => {
     expect(r.total).toEqual({ excl_vat_minor: 1000, incl_vat_minor: 1300 });
   });
 
+  it("12b. a bound without incl_vat keeps the session's exact VAT on top of it", () => {
+    // ENERGY $0.001/kWh (no VAT), TIME $3.0035/h +10.2% VAT, min_price $20 excl. only; 1 h charging.
+    // time 300.35 c excl, 300.35 x 1.102 = 330.9857 c incl
+    // 1 kWh: excl 300.45, incl 331.0857; 2 kWh: excl 300.55, incl 331.1857
+    // excl: below the minimum both times -> 2 000
+    // incl: 2 000 + the exact VAT (30.6357 both times) = 2 030.6357 -> 2 031 both times.
+    // (Moving incl by the excl bound's whole cents would give 331 + 1 700 = 2 031 for 1 kWh but
+    // 331 + 1 699 = 2 030 for 2 kWh: more energy, a lower price.)
+    const tariff = aTariff({
+      elements: [
+        {
+          price_components: [
+            { type: "ENERGY", price: 0.001 },
+            { type: "TIME", price: 3.0035, vat: 10.2 },
+          ],
+        },
+      ],
+      min_price: { excl_vat: 20 },
+    });
+    const quote = (wh: number) =>
+      quoteSession(tariff, { energy_wh: wh, duration_seconds: 3600, start_at: 0 });
+    expect(quote(1000).total).toEqual({ excl_vat_minor: 2000, incl_vat_minor: 2031 });
+    expect(quote(2000).total).toEqual({ excl_vat_minor: 2000, incl_vat_minor: 2031 });
+    expect(quote(2000).price_bound).toEqual({
+      applied: "min_price",
+      excl_vat_minor: 2000 - 301,
+      incl_vat_minor: 2031 - 331,
+    });
+  });
+
   it("13. VAT applies per component; each total is rounded once", () => {
     // ENERGY $0.30 +20%, TIME $1/h no VAT, PARKING $6/h +8.25%.
     // 1 h charging 10 kWh, then 20 min idle.

@@ -11,7 +11,7 @@ import {
   type Accumulators,
   type ExactCost,
   accumulator,
-  applyBounds,
+  boundedTotals,
   bill,
   dimensionLines,
   exactCost,
@@ -223,19 +223,23 @@ export function priceActivity(
   }
   checkValidity(tariff, activity.reservation?.start ?? activity.start);
   const { priced, acc } = pricePeriods(tariff, activity);
-  const { lines, excl, incl } = dimensionLines(acc);
+  const { lines, exact, excl, incl } = dimensionLines(acc);
   const sessionTookPlace = !activity.reservation?.expired;
-  const bound = applyBounds(tariff, excl, incl, { minimum: sessionTookPlace });
+  const total = boundedTotals(tariff, exact, { minimum: sessionTookPlace });
+  const bound = {
+    excl_vat_minor: Number(total.excl) - excl,
+    incl_vat_minor: Number(total.incl) - incl,
+  };
   return {
     billing_version: tariff.complex ? "elements-v1" : "energy-v1",
     currency: "USD",
     energy_wh: activity.energyWh,
     dimensions: lines,
-    price_bound: bound,
-    total: {
-      excl_vat_minor: excl + bound.excl_vat_minor,
-      incl_vat_minor: incl + bound.incl_vat_minor,
+    price_bound: {
+      applied: bound.excl_vat_minor || bound.incl_vat_minor ? total.applied : null,
+      ...bound,
     },
+    total: { excl_vat_minor: Number(total.excl), incl_vat_minor: Number(total.incl) },
     activity: describeActivity(activity),
     periods: options.periods === false ? [] : priced.map(describePeriod),
     warnings: [...activity.warnings],
