@@ -176,6 +176,21 @@ function reservationPrefix(
   };
 }
 
+function earlyPeriod(field: string, from: number, declared: number): PricingWarning {
+  const iso = (ms: number) => new Date(ms).toISOString();
+  const seconds = (declared - from) / 1000;
+  return {
+    code: "charging_period_before_start",
+    message: `${field} (${iso(from)}) is ${seconds} s before start_date_time (${iso(declared)}); the period is priced as sent, from its own start.`,
+    details: {
+      field,
+      period_start: iso(from),
+      start_date_time: iso(declared),
+      seconds_before: seconds,
+    },
+  };
+}
+
 export function fromChargingPeriods(session: ChargingPeriodsSession): Source {
   const periods = session.charging_periods;
   const end = instantMs(session.end_date_time, "end_date_time");
@@ -188,11 +203,16 @@ export function fromChargingPeriods(session: ChargingPeriodsSession): Source {
       ? instantMs(session.start_date_time, "start_date_time")
       : (starts[0] ?? end);
   if (end < declared) invalid("end_date_time is before start_date_time", "end_date_time");
+  // Partners' CDRs sometimes carry a first period stamped a little before the session's start:
+  // it is priced as sent, from its own start, with a warning rather than refused.
+  const first = Math.min(declared, starts[0] ?? declared);
+  const warnings: PricingWarning[] = [];
   starts.forEach((from, i) => {
     const field = `charging_periods.${i}.start_date_time`;
-    if (from < (starts[i - 1] ?? declared) || from > end) {
+    if (from < (starts[i - 1] ?? first) || from > end) {
       invalid("periods must start in order, within the session", field);
     }
+    if (from < declared) warnings.push(earlyPeriod(field, from, declared));
   });
   const prefix = reservationPrefix(periods, starts, end);
   const reservation = prefix?.reservation ?? null;
@@ -203,11 +223,11 @@ export function fromChargingPeriods(session: ChargingPeriodsSession): Source {
       end: reservation.end,
       known,
       reservation,
-      warnings: [],
+      warnings,
     };
   }
   // A reservation ends when the session starts.
-  const start = reservation ? reservation.end : declared;
+  const start = reservation ? reservation.end : first;
   const raws: Raw[] = [];
   let cursor = start;
   periods.forEach((period, i) => {
@@ -237,5 +257,5 @@ export function fromChargingPeriods(session: ChargingPeriodsSession): Source {
     cursor = to;
   });
   if (end > cursor) raws.push({ start: cursor, end, energyWh: 0, currentA: null });
-  return { raws, start, end, known, reservation, warnings: [] };
+  return { raws, start, end, known, reservation, warnings };
 }

@@ -393,4 +393,31 @@ describe("tariffs", () => {
     });
     expect(noReadings.status).toBe(422);
   });
+
+  it("prices a CDR whose first period starts before its start_date_time, with a warning", async () => {
+    const { tenantId, key } = await aTenantWithKey();
+    // 10 kWh x 35 c = 350 c, priced from the period's own start
+    const sim = await call("POST", `/v1/tenants/${tenantId}/tariffs/simulate`, {
+      key,
+      body: {
+        tariff: { rate_minor_per_kwh: 35 },
+        session: {
+          charging_periods: [
+            {
+              start_date_time: "2026-11-22T13:59:30Z",
+              dimensions: [{ type: "ENERGY", volume: 10 }],
+            },
+          ],
+          start_date_time: "2026-11-22T14:00:00Z",
+          end_date_time: "2026-11-22T15:00:00Z",
+        },
+      },
+    });
+    expect(sim.status, JSON.stringify(sim.body)).toBe(200);
+    expect(priceResultSchema.safeParse(sim.body).error).toBeUndefined();
+    expect(sim.body.total.excl_vat_minor).toBe(350);
+    expect(sim.body.warnings).toMatchObject([
+      { code: "charging_period_before_start", details: { seconds_before: 30 } },
+    ]);
+  });
 });
