@@ -219,7 +219,7 @@ describe("worked examples", () => {
 
   it("10. no_energy: under 1 Wh is all waiting; no time, no energy", () => {
     // 1 h plugged in, register flat: all waiting. TIME, ENERGY, PARKING_TIME bill nothing;
-    // FLAT is not time or energy and is still due (README decision 9) -> 100 c
+    // FLAT is not time or energy and is still due by default (README decision 8) -> 100 c
     const tariff = aTariff({
       elements: [
         {
@@ -245,6 +245,50 @@ describe("worked examples", () => {
     expect(r.dimensions.energy.excl_vat_minor + r.dimensions.time.excl_vat_minor).toBe(0);
     expect(r.dimensions.parking_time.excl_vat_minor).toBe(0);
     expect(r.total.excl_vat_minor).toBe(100);
+  });
+
+  it("10b. rules.flat_fee_without_energy waive: a session that never charged bills no fee, no minimum", () => {
+    // FLAT $1 + TIME $6/h, min_price $2; 1 h plugged in, register flat (no_energy).
+    // charge (default): FLAT 100 c, lifted to the 200 c minimum. waive: 0 c.
+    // A reservation before it is still billed: 30 min x 400 c/h = 200 c.
+    const elements = [
+      {
+        price_components: [
+          { type: "FLAT" as const, price: 1 },
+          { type: "TIME" as const, price: 6 },
+        ],
+      },
+      {
+        price_components: [{ type: "TIME" as const, price: 4 }],
+        restrictions: { reservation: "RESERVATION" as const },
+      },
+    ];
+    const session = aMeterSession("2026-10-15T10:00:00Z", [
+      [0, 500],
+      [60, 500],
+    ]);
+    const charge = aTariff({ elements, min_price: { excl_vat: 2 } });
+    expect(priceSession(charge, session).total.excl_vat_minor).toBe(200);
+    const waive = aTariff({
+      elements,
+      min_price: { excl_vat: 2 },
+      rules: { flat_fee_without_energy: "waive" },
+    });
+    const r = priceSession(waive, session);
+    expect(r.dimensions.flat.excl_vat_minor).toBe(0);
+    expect(r.price_bound.applied).toBeNull();
+    expect(r.total.excl_vat_minor).toBe(0);
+    const reserved = priceSession(waive, {
+      ...session,
+      reservation: { started_at: "2026-10-15T09:30:00Z", expired: false },
+    });
+    expect(reserved.total.excl_vat_minor).toBe(200);
+    // a session that did charge pays its FLAT either way: 1 Wh, 1 h charging -> 100 + 600 c
+    const charged = aMeterSession("2026-10-15T10:00:00Z", [
+      [0, 500],
+      [60, 501],
+    ]);
+    expect(priceSession(waive, charged).total.excl_vat_minor).toBe(700);
   });
 
   it("11. FLAT is charged once per session, from the first period it applies in", () => {

@@ -146,13 +146,14 @@ function pricePeriods(tariff: CompiledTariff, activity: SessionActivity) {
   const instants = timeBoundaries(tariff, clock, activity.start, activity.end);
   const periods = buildPeriods(activity.segments, instants, tariff.boundaries.energiesWh);
   const match = new Matcher(tariff.sessionElements);
+  const flatDue = !(activity.noEnergy && tariff.waiveFlatWithoutEnergy);
   let lastTimeGroup: Accumulator | null = null;
   for (const period of periods) {
     const length = sub(period.end, period.start);
     const wantsEnergy = isPositive(period.energyWh);
     const wantsTime = period.kind === "charging" && isPositive(length);
     const wantsParking = period.kind === "idle" && isPositive(length);
-    const wantsFlat = acc.flat.last === null;
+    const wantsFlat = flatDue && acc.flat.last === null;
     if (!wantsEnergy && !wantsTime && !wantsParking && !wantsFlat) {
       priced.push(unpriced(period));
       continue;
@@ -224,8 +225,11 @@ export function priceActivity(
   checkValidity(tariff, activity.reservation?.start ?? activity.start);
   const { priced, acc } = pricePeriods(tariff, activity);
   const { lines, exact, excl, incl } = dimensionLines(acc);
-  const sessionTookPlace = !activity.reservation?.expired;
-  const total = boundedTotals(tariff, exact, { minimum: sessionTookPlace });
+  // min_price is what a session costs at least: not for an expired reservation (no session), nor
+  // for a no_energy session whose tariff waives its fees.
+  const minimum =
+    !activity.reservation?.expired && !(activity.noEnergy && tariff.waiveFlatWithoutEnergy);
+  const total = boundedTotals(tariff, exact, { minimum });
   const bound = {
     excl_vat_minor: Number(total.excl) - excl,
     incl_vat_minor: Number(total.incl) - incl,

@@ -64,6 +64,18 @@ describe("pricingSummary", () => {
   });
 });
 
+describe("pricingSummary rules", () => {
+  it("says when a session that never charged pays no fee", () => {
+    const t = aTariff({
+      elements: [{ price_components: [{ type: "FLAT", price: 1 }] }],
+      rules: { flat_fee_without_energy: "waive" },
+    });
+    expect(pricingSummary(t)).toBe(
+      "$1.00 per session; no session fee or minimum when no energy is drawn.",
+    );
+  });
+});
+
 describe("pricingSummary validity", () => {
   it("names the window of session starts the tariff prices", () => {
     const t = aTariff({

@@ -181,6 +181,9 @@ export function pricingSummary(tariff: TariffSnapshot): string {
   if (tariff.min_price) bounds.push(`minimum ${dollars(exact(tariff.min_price.excl_vat))}`);
   if (tariff.max_price) bounds.push(`maximum ${dollars(exact(tariff.max_price.excl_vat))}`);
   if (bounds.length) parts.push(`${bounds.join(", ")} per session excl. VAT`);
+  if (tariff.rules?.flat_fee_without_energy === "waive") {
+    parts.push("no session fee or minimum when no energy is drawn");
+  }
   const zone = tariff.time_zone ? ` Local times in ${tariff.time_zone}.` : "";
   return `${parts.join("; ")}.${zone}${validityText(tariff)}`;
 }

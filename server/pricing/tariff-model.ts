@@ -75,6 +75,8 @@ export interface CompiledTariff {
     readonly used: readonly CompiledElement[];
     readonly expired: readonly CompiledElement[];
   };
+  /** rules.flat_fee_without_energy `waive`: a no_energy session bills no FLAT and no min_price. */
+  readonly waiveFlatWithoutEnergy: boolean;
   /** Bounds on the session total in cents. */
   readonly minPrice?: { excl: bigint; incl?: bigint };
   readonly maxPrice?: { excl: bigint; incl?: bigint };
@@ -234,6 +236,7 @@ export function compileTariff(tariff: TariffSnapshot): CompiledTariff {
     timeZone: tariff.time_zone ?? "UTC",
     elements,
     sessionElements: restrictedTo(null),
+    waiveFlatWithoutEnergy: tariff.rules?.flat_fee_without_energy === "waive",
     reservationElements: { used, expired: [...restrictedTo("RESERVATION_EXPIRES"), ...used] },
     minPrice: bound(tariff.min_price),
     maxPrice: bound(tariff.max_price),

@@ -62,6 +62,7 @@ describe("validateTariff accepts", () => {
         group_discounts: [{ pricing_group: "fleet", percent_off: 10 }],
         merchant_validations: [{ code: "CAFE-5", label: "Cafe", amount_off_minor: 500 }],
         session_cost_cap_minor: 4000,
+        flat_fee_without_energy: "waive",
       },
     });
     expect(r.ok).toBe(true);
@@ -342,6 +343,11 @@ describe("validateTariff refuses, naming the path", () => {
       "bad pricing group",
       complex({}, { rules: { group_discounts: [{ pricing_group: "has space", percent_off: 5 }] } }),
       "rules.group_discounts.0.pricing_group",
+    ],
+    [
+      "unknown no-energy fee choice",
+      complex({}, { rules: { flat_fee_without_energy: "refund" } }),
+      "rules.flat_fee_without_energy",
     ],
     [
       "negative cap",

@@ -194,6 +194,11 @@ export const rulesSchema = z
       .optional(),
     /** Most a session may cost, incl. VAT, after discounts (integer cents). */
     session_cost_cap_minor: z.number().int("must be whole cents").min(0).optional(),
+    /**
+     * A session drawing less than 1 Wh (`no_energy`): `charge` (default) still bills the FLAT
+     * session fee and min_price; `waive` bills neither (README, decision 8).
+     */
+    flat_fee_without_energy: z.enum(["charge", "waive"], "must be charge or waive").optional(),
   })
   .superRefine((rules, ctx) => {
     const groups = new Set<string>();
