@@ -26,9 +26,12 @@ import type { CompiledComponent, CompiledTariff } from "./tariff-model";
  * not once per period), the last component that applied and what step rounding added.
  */
 export interface Accumulator {
-  readonly volumes: Map<CompiledComponent, Rational>; // Wh, ms or sessions
+  /** Settled volume per component (Wh, ms or sessions); the last component's run is `run`. */
+  readonly volumes: Map<CompiledComponent, Rational>;
   volume: Rational;
   last: CompiledComponent | null;
+  /** Volume billed at `last` since it became the last (periods in a row mostly share one). */
+  run: Rational;
   rounding: Rational;
 }
 
@@ -36,13 +39,24 @@ export const accumulator = (): Accumulator => ({
   volumes: new Map(),
   volume: ZERO,
   last: null,
+  run: ZERO,
   rounding: ZERO,
 });
 
+function settle(acc: Accumulator): void {
+  if (acc.last && isPositive(acc.run)) {
+    acc.volumes.set(acc.last, add(acc.volumes.get(acc.last) ?? ZERO, acc.run));
+  }
+  acc.run = ZERO;
+}
+
 export function bill(acc: Accumulator, c: CompiledComponent, volume: Rational): void {
+  if (acc.last !== c) {
+    settle(acc);
+    acc.last = c;
+  }
   acc.volume = add(acc.volume, volume);
-  acc.volumes.set(c, add(acc.volumes.get(c) ?? ZERO, volume));
-  acc.last = c;
+  acc.run = add(acc.run, volume);
 }
 
 /** step_size: the billed total rounded up once, at the last applied component's step and price. */
@@ -62,6 +76,7 @@ export interface ExactCost {
 }
 
 export function exactCost(acc: Accumulator): ExactCost {
+  settle(acc);
   let excl = ZERO;
   let incl = ZERO;
   for (const [c, volume] of acc.volumes) {

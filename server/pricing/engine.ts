@@ -54,24 +54,44 @@ export interface PriceOptions {
  * the current period's start; each element's verdict is judged once per period.
  */
 class Matcher {
-  private readonly verdicts: (boolean | undefined)[] = [];
+  private readonly byType: Readonly<Record<DimensionType, readonly CompiledElement[]>>;
+  /** Per element index: the period (generation) its verdict was judged for, and the verdict. */
+  private readonly judged: Uint32Array;
+  private readonly verdicts: Uint8Array;
+  private generation = 0;
   private context: PeriodContext | null = null;
 
-  constructor(private readonly elements: readonly CompiledElement[]) {}
+  constructor(elements: readonly CompiledElement[]) {
+    const having = (type: DimensionType) => elements.filter((e) => e.components[type]);
+    this.byType = {
+      ENERGY: having("ENERGY"),
+      TIME: having("TIME"),
+      PARKING_TIME: having("PARKING_TIME"),
+      FLAT: having("FLAT"),
+    };
+    const size = Math.max(0, ...elements.map((e) => e.index + 1));
+    this.judged = new Uint32Array(size);
+    this.verdicts = new Uint8Array(size);
+  }
 
   at(context: PeriodContext): void {
     this.context = context;
-    this.verdicts.length = 0;
+    this.generation += 1;
   }
 
   find(type: DimensionType): CompiledComponent | null {
     const context = this.context;
     if (!context) return null;
-    for (const e of this.elements) {
-      const c = e.components[type];
-      if (!c) continue;
-      const holds = (this.verdicts[e.index] ??= restrictionsHold(e.restrictions, context));
-      if (holds) return c;
+    for (const e of this.byType[type]) {
+      let holds: boolean;
+      if (this.judged[e.index] === this.generation) {
+        holds = this.verdicts[e.index] === 1;
+      } else {
+        holds = restrictionsHold(e.restrictions, context);
+        this.judged[e.index] = this.generation;
+        this.verdicts[e.index] = holds ? 1 : 0;
+      }
+      if (holds) return e.components[type] ?? null;
     }
     return null;
   }
@@ -116,7 +136,8 @@ function priceReservation(
   const { used, expired } = tariff.reservationElements;
   const match = new Matcher(reservation.expired ? expired : used);
   const instants = timeBoundaries(tariff, clock, reservation.start, reservation.end);
-  for (const period of buildPeriods(reservation.segments, instants, [])) {
+  const periods = buildPeriods(reservation.segments, instants, [], tariff.boundaries.power);
+  for (const period of periods) {
     const length = sub(period.end, period.start);
     const wantsTime = isPositive(length);
     const wantsFee = acc.reservation_fee.last === null;
@@ -129,7 +150,15 @@ function priceReservation(
     if (t) bill(acc.reservation, t, length);
     const f = wantsFee ? match.find("FLAT") : null;
     if (f) bill(acc.reservation_fee, f, ONE);
-    priced.push({ ...unpriced(period), reservation: t, reservationFee: f });
+    priced.push({
+      period,
+      energy: null,
+      time: null,
+      parkingTime: null,
+      flat: null,
+      reservation: t,
+      reservationFee: f,
+    });
   }
   roundToStep(acc.reservation);
 }
@@ -144,7 +173,8 @@ function pricePeriods(tariff: CompiledTariff, activity: SessionActivity) {
   if (reservation) priceReservation(tariff, reservation, clock, acc, priced);
 
   const instants = timeBoundaries(tariff, clock, activity.start, activity.end);
-  const periods = buildPeriods(activity.segments, instants, tariff.boundaries.energiesWh);
+  const { energiesWh, power } = tariff.boundaries;
+  const periods = buildPeriods(activity.segments, instants, energiesWh, power);
   const match = new Matcher(tariff.sessionElements);
   const flatDue = !(activity.noEnergy && tariff.waiveFlatWithoutEnergy);
   let lastTimeGroup: Accumulator | null = null;
@@ -173,7 +203,15 @@ function pricePeriods(tariff: CompiledTariff, activity: SessionActivity) {
     }
     const f = wantsFlat ? match.find("FLAT") : null;
     if (f) bill(acc.flat, f, ONE);
-    priced.push({ ...unpriced(period), energy: e, time: t, parkingTime: p, flat: f });
+    priced.push({
+      period,
+      energy: e,
+      time: t,
+      parkingTime: p,
+      flat: f,
+      reservation: null,
+      reservationFee: null,
+    });
   }
   roundToStep(acc.energy);
   // Charging and parking time are one group, rounded once: the part billed last (parking when

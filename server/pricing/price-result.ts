@@ -4,7 +4,7 @@
  * feed back into a price).
  */
 import type { Period } from "./periods";
-import { type Rational, ZERO, add, floor, mul, sub, toFixed, toNumber } from "./rational";
+import { type Rational, ONE, floor, sub, toFixed, toNumber } from "./rational";
 import type { ActivityKind, SessionActivity, SessionInput } from "./session";
 import type { CompiledComponent } from "./tariff-model";
 
@@ -119,8 +119,46 @@ export interface PriceResult {
   warnings: PricingWarning[];
 }
 
-const iso = (ms: number) => new Date(ms).toISOString();
-const isoOf = (ms: Rational) => iso(Number(floor(ms)));
+const two = (n: number) => (n < 10 ? `0${n}` : `${n}`);
+const three = (n: number) => (n < 10 ? `00${n}` : n < 100 ? `0${n}` : `${n}`);
+
+/**
+ * `Date#toISOString` for years 1000 to 9999, by integer arithmetic (days to civil date as in
+ * H. Hinnant's algorithm): a long session formats thousands of instants, and this is ~3x faster.
+ */
+export function iso(ms: number): string {
+  if (ms < -30_610_224_000_000 || ms > 253_402_300_799_999) return new Date(ms).toISOString();
+  const days = Math.floor(ms / 86_400_000);
+  let t = ms - days * 86_400_000;
+  const z = days + 719_468;
+  const era = Math.floor(z / 146_097);
+  const doe = z - era * 146_097;
+  const yoe = Math.floor(
+    (doe - Math.floor(doe / 1460) + Math.floor(doe / 36_524) - Math.floor(doe / 146_096)) / 365,
+  );
+  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
+  const mp = Math.floor((5 * doy + 2) / 153);
+  const day = doy - Math.floor((153 * mp + 2) / 5) + 1;
+  const month = mp < 10 ? mp + 3 : mp - 9;
+  const year = yoe + era * 400 + (month <= 2 ? 1 : 0);
+  const h = Math.floor(t / 3_600_000);
+  t -= h * 3_600_000;
+  const m = Math.floor(t / 60_000);
+  t -= m * 60_000;
+  const s = Math.floor(t / 1000);
+  return `${year}-${two(month)}-${two(day)}T${two(h)}:${two(m)}:${two(s)}.${three(t - s * 1000)}Z`;
+}
+/** Consecutive periods share a boundary: the last instant formatted is kept. */
+let lastMs = NaN;
+let lastIso = "";
+function isoOf(ms: Rational): string {
+  const at = Number(floor(ms));
+  if (at !== lastMs) {
+    lastMs = at;
+    lastIso = iso(at);
+  }
+  return lastIso;
+}
 
 export function describeActivity(activity: SessionActivity): ActivityBreakdown {
   const intervals: ActivityInterval[] = [];
@@ -179,18 +217,26 @@ export interface PricedPeriod {
   readonly reservationFee: CompiledComponent | null;
 }
 
-/** A period's cost excl. VAT before step rounding (information only). */
+/**
+ * A period's cost excl. VAT before step rounding (information only), as a fraction not reduced to
+ * lowest terms: it only feeds `toFixed`, and skipping the reductions matters over many periods.
+ */
 function periodCostExcl(p: PricedPeriod): Rational {
   const { period } = p;
   const length = sub(period.end, period.start);
-  let cost = ZERO;
-  if (p.energy) cost = add(cost, mul(p.energy.unitPrice, period.energyWh));
-  if (p.time) cost = add(cost, mul(p.time.unitPrice, length));
-  if (p.parkingTime) cost = add(cost, mul(p.parkingTime.unitPrice, length));
-  if (p.flat) cost = add(cost, p.flat.unitPrice);
-  if (p.reservation) cost = add(cost, mul(p.reservation.unitPrice, length));
-  if (p.reservationFee) cost = add(cost, p.reservationFee.unitPrice);
-  return cost;
+  let n = 0n;
+  let d = 1n;
+  const plus = (price: Rational, volume: Rational) => {
+    n = n * price.d * volume.d + price.n * volume.n * d;
+    d = d * price.d * volume.d;
+  };
+  if (p.energy) plus(p.energy.unitPrice, period.energyWh);
+  if (p.time) plus(p.time.unitPrice, length);
+  if (p.parkingTime) plus(p.parkingTime.unitPrice, length);
+  if (p.flat) plus(p.flat.unitPrice, ONE);
+  if (p.reservation) plus(p.reservation.unitPrice, length);
+  if (p.reservationFee) plus(p.reservationFee.unitPrice, ONE);
+  return { n, d };
 }
 
 export function describePeriod(p: PricedPeriod): PeriodDetail {

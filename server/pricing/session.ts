@@ -131,6 +131,14 @@ export const IDLE_GRACE_MS = 120_000;
 /** Longer than this is taken as a bad clock, not a session. */
 export const MAX_SESSION_MS = 31 * 86_400_000;
 
+const segment = (r: Raw, kind: ActivityKind, energyWh: number): Segment => ({
+  start: r.start,
+  end: r.end,
+  kind,
+  energyWh,
+  currentA: r.currentA,
+});
+
 /** Applies the section 9 activity rules to contiguous raw intervals. */
 function classify(raws: readonly Raw[]): {
   segments: Segment[];
@@ -139,7 +147,7 @@ function classify(raws: readonly Raw[]): {
 } {
   const energyWh = raws.reduce((s, r) => s + r.energyWh, 0);
   if (energyWh < 1) {
-    const segments = raws.map((r) => ({ ...r, energyWh: 0, kind: "waiting" as const }));
+    const segments = raws.map((r) => segment(r, "waiting", 0));
     return { segments, noEnergy: true, energyWh: 0 };
   }
   const kinds: ActivityKind[] = raws.map((r) => (r.energyWh > 0 ? "charging" : "idle"));
@@ -157,7 +165,7 @@ function classify(raws: readonly Raw[]): {
     if (runMs < IDLE_GRACE_MS) for (let k = i; k < j; k++) kinds[k] = "charging";
     i = j;
   }
-  const segments = raws.map((r, i) => ({ ...r, kind: kinds[i] ?? "idle" }));
+  const segments = raws.map((r, i) => segment(r, kinds[i] ?? "idle", r.energyWh));
   return { segments, noEnergy: false, energyWh };
 }
 

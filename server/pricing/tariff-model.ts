@@ -90,6 +90,8 @@ export interface CompiledTariff {
     readonly localTime: boolean;
     readonly durationsMs: readonly number[];
     readonly energiesWh: readonly Rational[];
+    /** Some element restricts power, so periods need their average power. */
+    readonly power: boolean;
   };
 }
 
@@ -201,6 +203,7 @@ export function compileTariff(tariff: TariffSnapshot): CompiledTariff {
   const durations = new Set<number>();
   const energies = new Map<string, Rational>();
   let localTime = false;
+  let power = false;
   const from = optional(tariff.start_date_time, instantOf);
   const until = optional(tariff.end_date_time, instantOf);
   const validity = from === undefined && until === undefined ? null : { from, until };
@@ -219,6 +222,7 @@ export function compileTariff(tariff: TariffSnapshot): CompiledTariff {
     if (r.endDay !== undefined) localTime = true;
     for (const ms of [r.minDurationMs, r.maxDurationMs]) if (ms !== undefined) durations.add(ms);
     for (const wh of [r.minWh, r.maxWh]) if (wh) energies.set(`${wh.n}/${wh.d}`, wh);
+    if (r.minPowerW || r.maxPowerW) power = true;
   }
   if (localTime) tods.add(0); // local midnight: dates and days change there
   const cents = (v: number) => {
@@ -247,6 +251,7 @@ export function compileTariff(tariff: TariffSnapshot): CompiledTariff {
       localTime,
       durationsMs: [...durations].sort((a, b) => a - b),
       energiesWh: [...energies.values()],
+      power,
     },
   };
 }
