@@ -110,7 +110,10 @@ export interface PriceResult {
     excl_vat_minor: number;
     incl_vat_minor: number;
   };
-  /** Each column rounded once (half up) from the exact sum of the dimensions, plus price_bound. */
+  /**
+   * Each column's exact sum of the dimensions, bounded by min_price/max_price, rounded once (half
+   * up); equals the dimensions' lines plus price_bound.
+   */
   total: { excl_vat_minor: number; incl_vat_minor: number };
   activity: ActivityBreakdown;
   /** The reservation's periods, then the session's. */

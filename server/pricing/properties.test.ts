@@ -10,6 +10,7 @@ import {
   startArbitrary,
   tariffArbitrary,
 } from "./arbitraries";
+import { applyAdjustments } from "./adjustments";
 import { exactCosts, priceSession } from "./engine";
 import { PRICED_DIMENSIONS, type PriceResult } from "./price-result";
 import { quoteSession } from "./quote";
@@ -146,6 +147,36 @@ describe("totals", () => {
             const off = sub(whole(r.total[key] - r.price_bound[key]), sum);
             expect(gt(off, rat(-1n, 2n)) && le(off, HALF)).toBe(true);
           }
+        },
+      ),
+      RUNS,
+    );
+  });
+
+  it("make a bill whose lines add up, adjustments included", () => {
+    const rules = {
+      group_discounts: [{ pricing_group: "fleet", percent_off: 12.5 }],
+      merchant_validations: [{ code: "CAFE", amount_off_minor: 150 }],
+      session_cost_cap_minor: 4000,
+    };
+    fc.assert(
+      fc.property(
+        tariffArbitrary(),
+        startArbitrary,
+        runsArbitrary,
+        reservedArbitrary,
+        fc.constantFrom(undefined, "fleet"),
+        fc.constantFrom(undefined, "CAFE"),
+        (tariff, start, runs, reserved, group, code) => {
+          const r = priceSession(tariff, meterFromRuns(start, runs, undefined, reserved));
+          const a = applyAdjustments(r, { rules, pricing_group: group, merchant_validation: code });
+          const priced = PRICED_DIMENSIONS.reduce((s, d) => s + r.dimensions[d].incl_vat_minor, 0);
+          const adjustments =
+            (a.group_discount?.discount_minor ?? 0) +
+            (a.merchant_validation?.discount_minor ?? 0) +
+            (a.cost_cap?.reduction_minor ?? 0);
+          expect(a.before_minor).toBe(priced + r.price_bound.incl_vat_minor);
+          expect(a.total_minor).toBe(priced + r.price_bound.incl_vat_minor - adjustments);
         },
       ),
       RUNS,

@@ -189,13 +189,15 @@ export const priceResultSchema = z.strictObject({
   }),
   price_bound: z.strictObject({
     applied: z.enum(["min_price", "max_price"]).nullable(),
-    excl_vat_minor: cents.describe("added (positive) or removed (negative) by the bound"),
+    excl_vat_minor: cents.describe(
+      "added (positive) or removed (negative) by the bound: the rounded bounded total minus the dimensions' lines",
+    ),
     incl_vat_minor: cents,
   }),
   total: z
     .strictObject({ excl_vat_minor: cents, incl_vat_minor: cents })
     .describe(
-      "each column's exact sum over the dimensions rounded once (half up), plus price_bound; equals the sum of the lines",
+      "each column's exact sum over the dimensions, bounded by min_price/max_price, rounded once (half up); equals the dimensions' lines plus price_bound",
     ),
   activity: z.strictObject({
     method: z.enum(["meter_values", "charging_periods"]),
