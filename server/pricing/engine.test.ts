@@ -731,5 +731,17 @@ describe("sessions without a start time", () => {
     const r = priceSession(aTariff({ rate_minor_per_kwh: 30 }), noStart);
     expect(r.total.excl_vat_minor).toBe(300);
     expect(r.activity.start_known).toBe(false);
+    // reservation time prices only reservations, whose instants are always given: 300 c too
+    const reservable = aTariff({
+      elements: [
+        { price_components: [{ type: "ENERGY", price: 0.3 }] },
+        {
+          price_components: [{ type: "TIME", price: 2 }],
+          restrictions: { reservation: "RESERVATION", start_time: "08:00" },
+        },
+      ],
+      time_zone: "UTC",
+    });
+    expect(priceSession(reservable, noStart).total.excl_vat_minor).toBe(300);
   });
 });

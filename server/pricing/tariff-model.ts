@@ -209,11 +209,18 @@ export function compileTariff(tariff: TariffSnapshot): CompiledTariff {
   const validity = from === undefined && until === undefined ? null : { from, until };
   let timeDependent = validity !== null;
   for (const e of elements) {
-    if (e.components.TIME || e.components.PARKING_TIME) timeDependent = true;
+    // Reservation elements price reserved time, whose instants an input always states: only
+    // session elements make the session's start matter.
+    const prices = e.restrictions?.reservation ? "reservation" : "session";
+    if (prices === "session" && (e.components.TIME || e.components.PARKING_TIME)) {
+      timeDependent = true;
+    }
     const r = e.restrictions;
     if (!r) continue;
     const raw = source[e.index]?.restrictions ?? {};
-    if (TIME_DEPENDENT_RESTRICTIONS.some((k) => raw[k] !== undefined)) timeDependent = true;
+    if (prices === "session" && TIME_DEPENDENT_RESTRICTIONS.some((k) => raw[k] !== undefined)) {
+      timeDependent = true;
+    }
     if (r.startTod !== undefined) tods.add(r.startTod);
     if (r.endTod !== undefined) tods.add(r.endTod);
     if (r.startTod !== undefined || r.endTod !== undefined || r.days || r.startDay !== undefined) {
