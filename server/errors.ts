@@ -53,6 +53,7 @@ export const ERROR_STATUS = {
   scope_mix: 422,
   tariff_complex: 409,
   transaction_start_unknown: 409,
+  tariff_not_valid_at: 409,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

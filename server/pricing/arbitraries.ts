@@ -27,7 +27,7 @@ const hhmm = fc
 
 export interface TariffShape {
   /** Restriction kinds to draw from. */
-  restrictions: readonly ("clock" | "duration" | "energy" | "power" | "current")[];
+  restrictions: readonly ("clock" | "duration" | "energy" | "power" | "current" | "reservation")[];
   /** Only step_size 1. */
   unitSteps: boolean;
   /** Append an unrestricted element pricing ENERGY, TIME and PARKING_TIME. */
@@ -36,7 +36,7 @@ export interface TariffShape {
 }
 
 const ALL: TariffShape = {
-  restrictions: ["clock", "duration", "energy", "power", "current"],
+  restrictions: ["clock", "duration", "energy", "power", "current", "reservation"],
   unitSteps: false,
   fallback: false,
   bounds: true,
@@ -75,10 +75,15 @@ function restrictions(shape: TariffShape): fc.Arbitrary<TariffRestrictions> {
       power: opt(kinds.has("power"), range(0, 100, 1)),
       current: opt(kinds.has("current"), range(0, 64, 1)),
       duration: opt(kinds.has("duration"), range(0, 14_400, 1)),
+      reservation: opt(
+        kinds.has("reservation"),
+        fc.constantFrom("RESERVATION" as const, "RESERVATION_EXPIRES" as const),
+      ),
       halves: fc.tuple(fc.boolean(), fc.boolean()),
     })
-    .map(({ window, days, kwh, power, current, duration, halves: [lower, upper] }) => {
+    .map(({ window, days, kwh, power, current, duration, reservation, halves: [lower, upper] }) => {
       const r: TariffRestrictions = {};
+      if (reservation) r.reservation = reservation;
       const [start, end] = window ?? [];
       if (start) r.start_time = start;
       if (end && end !== start) r.end_time = end;
@@ -176,6 +181,9 @@ export const startArbitrary = fc
   .integer({ min: Date.UTC(2026, 0, 1) / 1000, max: Date.UTC(2026, 11, 31) / 1000 })
   .map((s) => s * 1000);
 
+/** Minutes the EVSE was reserved before the session (used), when there was a reservation. */
+export const reservedArbitrary = fc.option(fc.integer({ min: 1, max: 90 }), { nil: null });
+
 /**
  * Meter readings for runs: one at each run boundary, plus one at each interior minute where
  * `fine(run, minute)` says so. Readings on a run's straight line do not change the session.
@@ -184,6 +192,7 @@ export function meterFromRuns(
   start: number,
   runs: readonly Run[],
   fine: (run: number, minute: number) => boolean = () => false,
+  reservedMinutes: number | null = null,
 ): MeterSession {
   const readings: MeterSession["readings"][number][] = [
     { at: start, energy_wh: 0, current_a: runs[0]?.currentA ?? null },
@@ -199,16 +208,35 @@ export function meterFromRuns(
       }
     }
   });
-  return { method: "meter_values", started_at: start, stopped_at: t, readings };
+  const reservation =
+    reservedMinutes === null
+      ? null
+      : { started_at: start - reservedMinutes * 60_000, expired: false };
+  return { method: "meter_values", started_at: start, stopped_at: t, readings, reservation };
 }
 
-/** The same runs as OCPI charging periods, grouping whole minutes of one run as `cut` says. */
+/**
+ * The same runs as OCPI charging periods, grouping whole minutes of one run as `cut` says; a
+ * reservation is leading RESERVATION_TIME periods, grouped as `cut(-1, minute)` says.
+ */
 export function periodsFromRuns(
   start: number,
   runs: readonly Run[],
   cut: (run: number, minute: number) => boolean = () => false,
+  reservedMinutes: number | null = null,
 ): ChargingPeriodsSession {
   const periods: ChargingPeriodsSession["charging_periods"][number][] = [];
+  const reservedFrom = start - (reservedMinutes ?? 0) * 60_000;
+  let open = 0;
+  for (let m = 1; m <= (reservedMinutes ?? 0); m++) {
+    if (m === reservedMinutes || cut(-1, m)) {
+      periods.push({
+        start_date_time: reservedFrom + open * 60_000,
+        dimensions: [{ type: "RESERVATION_TIME", volume: (m - open) / 60 }],
+      });
+      open = m;
+    }
+  }
   let t = start;
   runs.forEach((run, i) => {
     let open = 0;
@@ -232,7 +260,7 @@ export function periodsFromRuns(
   });
   return {
     method: "charging_periods",
-    start_date_time: start,
+    start_date_time: reservedFrom,
     end_date_time: t,
     charging_periods: periods,
   };

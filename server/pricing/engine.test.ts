@@ -219,7 +219,7 @@ describe("worked examples", () => {
 
   it("10. no_energy: under 1 Wh is all waiting; no time, no energy", () => {
     // 1 h plugged in, register flat: all waiting. TIME, ENERGY, PARKING_TIME bill nothing;
-    // FLAT is not time or energy and is still due (README decision 9) -> 100 c
+    // FLAT is not time or energy and is still due by default (README decision 8) -> 100 c
     const tariff = aTariff({
       elements: [
         {
@@ -245,6 +245,50 @@ describe("worked examples", () => {
     expect(r.dimensions.energy.excl_vat_minor + r.dimensions.time.excl_vat_minor).toBe(0);
     expect(r.dimensions.parking_time.excl_vat_minor).toBe(0);
     expect(r.total.excl_vat_minor).toBe(100);
+  });
+
+  it("10b. rules.flat_fee_without_energy waive: a session that never charged bills no fee, no minimum", () => {
+    // FLAT $1 + TIME $6/h, min_price $2; 1 h plugged in, register flat (no_energy).
+    // charge (default): FLAT 100 c, lifted to the 200 c minimum. waive: 0 c.
+    // A reservation before it is still billed: 30 min x 400 c/h = 200 c.
+    const elements = [
+      {
+        price_components: [
+          { type: "FLAT" as const, price: 1 },
+          { type: "TIME" as const, price: 6 },
+        ],
+      },
+      {
+        price_components: [{ type: "TIME" as const, price: 4 }],
+        restrictions: { reservation: "RESERVATION" as const },
+      },
+    ];
+    const session = aMeterSession("2026-10-15T10:00:00Z", [
+      [0, 500],
+      [60, 500],
+    ]);
+    const charge = aTariff({ elements, min_price: { excl_vat: 2 } });
+    expect(priceSession(charge, session).total.excl_vat_minor).toBe(200);
+    const waive = aTariff({
+      elements,
+      min_price: { excl_vat: 2 },
+      rules: { flat_fee_without_energy: "waive" },
+    });
+    const r = priceSession(waive, session);
+    expect(r.dimensions.flat.excl_vat_minor).toBe(0);
+    expect(r.price_bound.applied).toBeNull();
+    expect(r.total.excl_vat_minor).toBe(0);
+    const reserved = priceSession(waive, {
+      ...session,
+      reservation: { started_at: "2026-10-15T09:30:00Z", expired: false },
+    });
+    expect(reserved.total.excl_vat_minor).toBe(200);
+    // a session that did charge pays its FLAT either way: 1 Wh, 1 h charging -> 100 + 600 c
+    const charged = aMeterSession("2026-10-15T10:00:00Z", [
+      [0, 500],
+      [60, 501],
+    ]);
+    expect(priceSession(waive, charged).total.excl_vat_minor).toBe(700);
   });
 
   it("11. FLAT is charged once per session, from the first period it applies in", () => {
@@ -289,11 +333,41 @@ describe("worked examples", () => {
     expect(r.total).toEqual({ excl_vat_minor: 1000, incl_vat_minor: 1300 });
   });
 
-  it("13. VAT applies per component; rounding once per dimension", () => {
+  it("12b. a bound without incl_vat keeps the session's exact VAT on top of it", () => {
+    // ENERGY $0.001/kWh (no VAT), TIME $3.0035/h +10.2% VAT, min_price $20 excl. only; 1 h charging.
+    // time 300.35 c excl, 300.35 x 1.102 = 330.9857 c incl
+    // 1 kWh: excl 300.45, incl 331.0857; 2 kWh: excl 300.55, incl 331.1857
+    // excl: below the minimum both times -> 2 000
+    // incl: 2 000 + the exact VAT (30.6357 both times) = 2 030.6357 -> 2 031 both times.
+    // (Moving incl by the excl bound's whole cents would give 331 + 1 700 = 2 031 for 1 kWh but
+    // 331 + 1 699 = 2 030 for 2 kWh: more energy, a lower price.)
+    const tariff = aTariff({
+      elements: [
+        {
+          price_components: [
+            { type: "ENERGY", price: 0.001 },
+            { type: "TIME", price: 3.0035, vat: 10.2 },
+          ],
+        },
+      ],
+      min_price: { excl_vat: 20 },
+    });
+    const quote = (wh: number) =>
+      quoteSession(tariff, { energy_wh: wh, duration_seconds: 3600, start_at: 0 });
+    expect(quote(1000).total).toEqual({ excl_vat_minor: 2000, incl_vat_minor: 2031 });
+    expect(quote(2000).total).toEqual({ excl_vat_minor: 2000, incl_vat_minor: 2031 });
+    expect(quote(2000).price_bound).toEqual({
+      applied: "min_price",
+      excl_vat_minor: 2000 - 301,
+      incl_vat_minor: 2031 - 331,
+    });
+  });
+
+  it("13. VAT applies per component; each total is rounded once", () => {
     // ENERGY $0.30 +20%, TIME $1/h no VAT, PARKING $6/h +8.25%.
     // 1 h charging 10 kWh, then 20 min idle.
-    // energy 300 c excl, 360 c incl; time 100/100; parking 200 c excl, 216.5 -> 217 c incl
-    // totals 600 c excl, 677 c incl
+    // energy 300 c excl, 360 c incl; time 100/100; parking 200 c excl, 216.5 c incl
+    // totals 600 c excl; 676.5 -> 677 c incl, the missing cent allocated to parking (217)
     const tariff = aTariff({
       elements: [
         {
@@ -530,6 +604,44 @@ describe("worked examples", () => {
     });
     expect(r.total.excl_vat_minor).toBe(900);
   });
+
+  it("22. exact totals: an exact $10.300 bills $10.30, not $10.31", () => {
+    // ENERGY $0.30/kWh +10% VAT, TIME $3.435/h, PARKING $3.43/h. 1 h charging 11.45 kWh, 1 h idle.
+    // energy 11 450 Wh x 0.03 c/Wh = 343.5 c excl, 377.85 c incl
+    // time   1 h x 343.5 c/h       = 343.5 c
+    // parking 1 h x 343 c/h        = 343 c
+    // excl: exact 1 030 c -> 1 030 (each line rounded half up first would give 344 + 344 + 343 =
+    //   1 031). Lines: floors 343 + 343 + 343 = 1 029; the missing cent goes to the largest
+    //   remainder, 0.5 for energy and time alike: the tie goes to energy, listed first -> 344/343/343.
+    // incl: exact 377.85 + 343.5 + 343 = 1 064.35 -> 1 064 (per line: 378 + 344 + 343 = 1 065).
+    //   Floors 377 + 343 + 343 = 1 063; one cent to the largest remainder (energy, 0.85) -> 378.
+    const tariff = aTariff({
+      elements: [
+        {
+          price_components: [
+            { type: "ENERGY", price: 0.3, vat: 10 },
+            { type: "TIME", price: 3.435 },
+            { type: "PARKING_TIME", price: 3.43 },
+          ],
+        },
+      ],
+    });
+    const session = aMeterSession("2026-10-15T10:00:00Z", [
+      [0, 0],
+      [60, 11_450],
+      [120, 11_450],
+    ]);
+    const r = priceSession(tariff, session);
+    expect(r.total).toEqual({ excl_vat_minor: 1030, incl_vat_minor: 1064 });
+    const lines = (key: "excl_vat_minor" | "incl_vat_minor") =>
+      [r.dimensions.energy, r.dimensions.time, r.dimensions.parking_time].map((d) => d[key]);
+    expect(lines("excl_vat_minor")).toEqual([344, 343, 343]);
+    expect(lines("incl_vat_minor")).toEqual([378, 343, 343]);
+    expect(r.dimensions.energy).toMatchObject({
+      exact_excl_vat_minor: "343.5000",
+      exact_incl_vat_minor: "377.8500",
+    });
+  });
 });
 
 describe("edge cases", () => {
@@ -619,5 +731,17 @@ describe("sessions without a start time", () => {
     const r = priceSession(aTariff({ rate_minor_per_kwh: 30 }), noStart);
     expect(r.total.excl_vat_minor).toBe(300);
     expect(r.activity.start_known).toBe(false);
+    // reservation time prices only reservations, whose instants are always given: 300 c too
+    const reservable = aTariff({
+      elements: [
+        { price_components: [{ type: "ENERGY", price: 0.3 }] },
+        {
+          price_components: [{ type: "TIME", price: 2 }],
+          restrictions: { reservation: "RESERVATION", start_time: "08:00" },
+        },
+      ],
+      time_zone: "UTC",
+    });
+    expect(priceSession(reservable, noStart).total.excl_vat_minor).toBe(300);
   });
 });

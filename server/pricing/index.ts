@@ -12,6 +12,7 @@ export {
   type TariffIssue,
   type TariffValidation,
   tariffSnapshotSchema,
+  ocpiTariffFields,
   validateTariff,
 } from "./tariff-schema";
 export type {

@@ -5,13 +5,18 @@ import {
   type Run,
   meterFromRuns,
   periodsFromRuns,
+  reservedArbitrary,
   runsArbitrary,
   startArbitrary,
   tariffArbitrary,
 } from "./arbitraries";
-import { priceSession } from "./engine";
-import type { PriceResult } from "./price-result";
+import { applyAdjustments } from "./adjustments";
+import { exactCosts, priceSession } from "./engine";
+import { PRICED_DIMENSIONS, type PriceResult } from "./price-result";
 import { quoteSession } from "./quote";
+import { ONE, ZERO, add, gt, le, lt, rat, sub } from "./rational";
+import { deriveActivity } from "./session";
+import { compileTariff } from "./tariff-model";
 
 const RUNS = { numRuns: 150 };
 
@@ -33,11 +38,12 @@ describe("splitting a session's periods differently never changes its price", ()
         startArbitrary,
         runsArbitrary,
         cutsArbitrary,
-        (tariff, start, runs, cut) => {
-          const coarse = priceSession(tariff, meterFromRuns(start, runs));
+        reservedArbitrary,
+        (tariff, start, runs, cut, reserved) => {
+          const coarse = priceSession(tariff, meterFromRuns(start, runs, undefined, reserved));
           const fine = priceSession(
             tariff,
-            meterFromRuns(start, runs, (i, m) => cut(i, m)),
+            meterFromRuns(start, runs, (i, m) => cut(i, m), reserved),
           );
           expect(billed(fine)).toEqual(billed(coarse));
         },
@@ -53,13 +59,39 @@ describe("splitting a session's periods differently never changes its price", ()
         startArbitrary,
         runsArbitrary,
         cutsArbitrary,
-        (tariff, start, runs, cut) => {
-          const meter = priceSession(tariff, meterFromRuns(start, runs));
+        reservedArbitrary,
+        (tariff, start, runs, cut, reserved) => {
+          const meter = priceSession(tariff, meterFromRuns(start, runs, undefined, reserved));
           const periods = priceSession(
             tariff,
-            periodsFromRuns(start, runs, (i, m) => cut(i, m)),
+            periodsFromRuns(start, runs, (i, m) => cut(i, m), reserved),
           );
           expect(billed(periods)).toEqual(billed(meter));
+        },
+      ),
+      RUNS,
+    );
+  });
+
+  it("an expired reservation as RESERVATION_TIME periods prices as the meter series' one", () => {
+    fc.assert(
+      fc.property(
+        tariffArbitrary(),
+        startArbitrary,
+        fc.integer({ min: 1, max: 300 }),
+        cutsArbitrary,
+        (tariff, start, minutes, cut) => {
+          const end = start + minutes * 60_000;
+          const meter = priceSession(tariff, {
+            method: "meter_values",
+            started_at: null,
+            readings: [],
+            reservation: { started_at: start, ended_at: end, expired: true },
+          });
+          const cdr = periodsFromRuns(end, [], (i, m) => cut(i, m), minutes);
+          const periods = priceSession(tariff, cdr);
+          expect(billed(periods)).toEqual(billed(meter));
+          expect(meter.activity.reason).toBe("reservation_expired");
         },
       ),
       RUNS,
@@ -70,14 +102,83 @@ describe("splitting a session's periods differently never changes its price", ()
 describe("totals", () => {
   it("equal the sum of the dimensions and the min/max adjustment", () => {
     fc.assert(
-      fc.property(tariffArbitrary(), startArbitrary, runsArbitrary, (tariff, start, runs) => {
-        const r = priceSession(tariff, meterFromRuns(start, runs));
-        const d = Object.values(r.dimensions);
-        for (const key of ["excl_vat_minor", "incl_vat_minor"] as const) {
-          expect(r.total[key]).toBe(d.reduce((s, x) => s + x[key], 0) + r.price_bound[key]);
-          for (const x of d) expect(Number.isSafeInteger(x[key]) && x[key] >= 0).toBe(true);
-        }
-      }),
+      fc.property(
+        tariffArbitrary(),
+        startArbitrary,
+        runsArbitrary,
+        reservedArbitrary,
+        (tariff, start, runs, reserved) => {
+          const r = priceSession(tariff, meterFromRuns(start, runs, undefined, reserved));
+          const d = Object.values(r.dimensions);
+          for (const key of ["excl_vat_minor", "incl_vat_minor"] as const) {
+            expect(r.total[key]).toBe(d.reduce((s, x) => s + x[key], 0) + r.price_bound[key]);
+            for (const x of d) expect(Number.isSafeInteger(x[key]) && x[key] >= 0).toBe(true);
+          }
+        },
+      ),
+      RUNS,
+    );
+  });
+
+  it("are the exact sum rounded once: never more than half a cent off, each line within a cent", () => {
+    const HALF = rat(1n, 2n);
+    const whole = (cents: number) => rat(BigInt(cents));
+    fc.assert(
+      fc.property(
+        tariffArbitrary(),
+        startArbitrary,
+        runsArbitrary,
+        reservedArbitrary,
+        (tariff, start, runs, reserved) => {
+          const session = meterFromRuns(start, runs, undefined, reserved);
+          const r = priceSession(tariff, session);
+          const exact = exactCosts(compileTariff(tariff), deriveActivity(session));
+          for (const [key, column] of [
+            ["excl_vat_minor", "excl"],
+            ["incl_vat_minor", "incl"],
+          ] as const) {
+            let sum = ZERO;
+            for (const d of PRICED_DIMENSIONS) {
+              sum = add(sum, exact[d][column]);
+              const off = sub(whole(r.dimensions[d][key]), exact[d][column]);
+              expect(lt(off, ONE) && gt(off, rat(-1n))).toBe(true);
+            }
+            // halves round up: -1/2 < total - exact <= 1/2
+            const off = sub(whole(r.total[key] - r.price_bound[key]), sum);
+            expect(gt(off, rat(-1n, 2n)) && le(off, HALF)).toBe(true);
+          }
+        },
+      ),
+      RUNS,
+    );
+  });
+
+  it("make a bill whose lines add up, adjustments included", () => {
+    const rules = {
+      group_discounts: [{ pricing_group: "fleet", percent_off: 12.5 }],
+      merchant_validations: [{ code: "CAFE", amount_off_minor: 150 }],
+      session_cost_cap_minor: 4000,
+    };
+    fc.assert(
+      fc.property(
+        tariffArbitrary(),
+        startArbitrary,
+        runsArbitrary,
+        reservedArbitrary,
+        fc.constantFrom(undefined, "fleet"),
+        fc.constantFrom(undefined, "CAFE"),
+        (tariff, start, runs, reserved, group, code) => {
+          const r = priceSession(tariff, meterFromRuns(start, runs, undefined, reserved));
+          const a = applyAdjustments(r, { rules, pricing_group: group, merchant_validation: code });
+          const priced = PRICED_DIMENSIONS.reduce((s, d) => s + r.dimensions[d].incl_vat_minor, 0);
+          const adjustments =
+            (a.group_discount?.discount_minor ?? 0) +
+            (a.merchant_validation?.discount_minor ?? 0) +
+            (a.cost_cap?.reduction_minor ?? 0);
+          expect(a.before_minor).toBe(priced + r.price_bound.incl_vat_minor);
+          expect(a.total_minor).toBe(priced + r.price_bound.incl_vat_minor - adjustments);
+        },
+      ),
       RUNS,
     );
   });

@@ -64,6 +64,31 @@ describe("pricingSummary", () => {
   });
 });
 
+describe("pricingSummary rules", () => {
+  it("says when a session that never charged pays no fee", () => {
+    const t = aTariff({
+      elements: [{ price_components: [{ type: "FLAT", price: 1 }] }],
+      rules: { flat_fee_without_energy: "waive" },
+    });
+    expect(pricingSummary(t)).toBe(
+      "$1.00 per session; no session fee or minimum when no energy is drawn.",
+    );
+  });
+});
+
+describe("pricingSummary validity", () => {
+  it("names the window of session starts the tariff prices", () => {
+    const t = aTariff({
+      rate_minor_per_kwh: 35,
+      start_date_time: "2027-01-01T00:00:00Z",
+      end_date_time: "2027-07-01T12:30:15",
+    });
+    expect(pricingSummary(t)).toBe(
+      "$0.35 per kWh. For sessions starting from 2027-01-01 00:00 UTC until 2027-07-01 12:30:15 UTC.",
+    );
+  });
+});
+
 describe("pricingSummary restrictions", () => {
   it("leaves out a zero minimum duration, which restricts nothing", () => {
     const zero = aTariff({

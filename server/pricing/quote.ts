@@ -14,6 +14,7 @@ import {
   type PriceComponent,
   type TariffRestrictions,
   type TariffSnapshot,
+  instantOf,
 } from "./tariff-schema";
 
 export { isComplex };
@@ -22,9 +23,14 @@ export interface QuoteInput {
   energy_wh: number;
   duration_seconds: number;
   start_at: Instant;
+  /** A used reservation from `start_at` for this long; charging then starts when it ends. */
+  reservation_seconds?: number;
 }
 
-/** Price of `energy_wh` drawn evenly over `duration_seconds` from `start_at`, all charging. */
+/**
+ * Price of `energy_wh` drawn evenly over `duration_seconds`, all charging, from `start_at` (or,
+ * after a reservation of `reservation_seconds` from `start_at`, from when it ends).
+ */
 export function quoteSession(
   tariff: TariffSnapshot,
   input: QuoteInput,
@@ -40,7 +46,14 @@ export function quoteSession(
       field: "duration_seconds",
     });
   }
-  const start = instantMs(input.start_at, "start_at");
+  const reservationSeconds = input.reservation_seconds ?? 0;
+  if (!Number.isFinite(reservationSeconds) || reservationSeconds < 0) {
+    throw new PricingError("session_invalid", "reservation_seconds must not be negative", {
+      field: "reservation_seconds",
+    });
+  }
+  const reservedFrom = instantMs(input.start_at, "start_at");
+  const start = reservedFrom + Math.round(reservationSeconds * 1000);
   const end = start + Math.round(input.duration_seconds * 1000);
   return priceSession(
     tariff,
@@ -52,6 +65,10 @@ export function quoteSession(
         { at: start, energy_wh: 0 },
         { at: end, energy_wh: input.energy_wh },
       ],
+      reservation:
+        input.reservation_seconds === undefined
+          ? null
+          : { started_at: reservedFrom, ended_at: start, expired: false },
     },
     options,
   );
@@ -88,6 +105,11 @@ function range(lo: number | undefined, hi: number | undefined, unit: string): st
   return null;
 }
 
+const RESERVATION_TEXT = {
+  RESERVATION: "reservations",
+  RESERVATION_EXPIRES: "expired reservations",
+} as const;
+
 function restrictionText(r: TariffRestrictions | undefined): string {
   if (!r) return "";
   const parts: (string | null)[] = [];
@@ -103,14 +125,19 @@ function restrictionText(r: TariffRestrictions | undefined): string {
   // A zero minimum restricts nothing, so it says nothing.
   if (r.min_duration) parts.push(`after ${duration(r.min_duration)}`);
   if (r.max_duration !== undefined) parts.push(`first ${duration(r.max_duration)}`);
-  if (r.reservation) parts.push("reservations only");
+  if (r.reservation) parts.push(RESERVATION_TEXT[r.reservation]);
   const text = parts.filter((p): p is string => p !== null).join(", ");
   return text ? ` (${text})` : "";
 }
 
-function componentText(c: PriceComponent): string {
+function componentText(c: PriceComponent, reservation: boolean): string {
   const price = dollars(exact(c.price));
   const vat = c.vat ? ` +${c.vat}% VAT` : "";
+  if (reservation && (c.type === "TIME" || c.type === "FLAT")) {
+    if (c.type === "FLAT") return `${price} per reservation${vat}`;
+    const step = c.step_size > 1 ? ` in steps of ${duration(c.step_size)}` : "";
+    return `${price} per hour reserved${step}${vat}`;
+  }
   switch (c.type) {
     case "ENERGY":
       return `${price} per kWh${c.step_size > 1 ? ` in steps of ${c.step_size} Wh` : ""}${vat}`;
@@ -125,20 +152,40 @@ function componentText(c: PriceComponent): string {
   }
 }
 
+/** "2027-01-01 00:00 UTC" (seconds only when not zero). */
+function utc(dateTime: string): string {
+  const iso = new Date(instantOf(dateTime)).toISOString();
+  return `${iso.slice(0, 10)} ${iso.slice(11, iso.slice(17, 19) === "00" ? 16 : 19)} UTC`;
+}
+
+function validityText(t: TariffSnapshot): string {
+  const from = t.start_date_time === undefined ? "" : ` from ${utc(t.start_date_time)}`;
+  const until = t.end_date_time === undefined ? "" : ` until ${utc(t.end_date_time)}`;
+  return from || until ? ` For sessions starting${from}${until}.` : "";
+}
+
 /** One line a person can read, e.g. "$0.30 per kWh" or the elements in order of precedence. */
 export function pricingSummary(tariff: TariffSnapshot): string {
   if (!tariff.elements) {
-    return `${dollars(mul(rat(tariff.rate_minor_per_kwh ?? 0), rat(1n, 100n)))} per kWh`;
+    const rate = `${dollars(mul(rat(tariff.rate_minor_per_kwh ?? 0), rat(1n, 100n)))} per kWh`;
+    const validity = validityText(tariff);
+    return validity ? `${rate}.${validity}` : rate;
   }
   const parts = tariff.elements.map(
-    (e) => e.price_components.map(componentText).join(" + ") + restrictionText(e.restrictions),
+    (e) =>
+      e.price_components
+        .map((c) => componentText(c, e.restrictions?.reservation !== undefined))
+        .join(" + ") + restrictionText(e.restrictions),
   );
   const bounds: string[] = [];
   if (tariff.min_price) bounds.push(`minimum ${dollars(exact(tariff.min_price.excl_vat))}`);
   if (tariff.max_price) bounds.push(`maximum ${dollars(exact(tariff.max_price.excl_vat))}`);
   if (bounds.length) parts.push(`${bounds.join(", ")} per session excl. VAT`);
+  if (tariff.rules?.flat_fee_without_energy === "waive") {
+    parts.push("no session fee or minimum when no energy is drawn");
+  }
   const zone = tariff.time_zone ? ` Local times in ${tariff.time_zone}.` : "";
-  return `${parts.join("; ")}.${zone}`;
+  return `${parts.join("; ")}.${zone}${validityText(tariff)}`;
 }
 
 /** "$7.43" from integer cents; a negative amount as "-$0.50". */
@@ -167,12 +214,14 @@ const DIMENSION_NAMES: Record<keyof PriceResult["dimensions"], string> = {
   time: "charging time",
   parking_time: "idle time",
   flat: "session fee",
+  reservation: "reservation",
+  reservation_fee: "reservation fee",
 };
 
 /**
- * One line a person can read about a priced session, e.g. "20 kWh over 1 h (1 h charging):
- * $7.20 incl. VAT, $6.00 excl. VAT. Energy $5.00, charging time $1.00." Amounts per dimension are
- * excl. VAT; dimensions that cost nothing are left out.
+ * One line a person can read about a priced session, e.g. "20 kWh over 1 h (1 h charging) after
+ * 15 min reserved: $7.20 incl. VAT, $6.00 excl. VAT. Energy $5.00, charging time $0.75,
+ * reservation $0.25." Amounts per dimension are excl. VAT; dimensions that cost nothing are left out.
  */
 export function priceSummary(result: PriceResult): string {
   const a = result.activity;
@@ -182,10 +231,14 @@ export function priceSummary(result: PriceResult): string {
     a.idle_seconds ? `${elapsed(a.idle_seconds)} idle` : null,
     a.waiting_seconds ? `${elapsed(a.waiting_seconds)} waiting` : null,
   ].filter((p): p is string => p !== null);
-  const head =
-    `${kwh(result.energy_wh)} over ${elapsed(span)}` +
-    (activity.length ? ` (${activity.join(", ")})` : "") +
-    `: ${money(result.total.incl_vat_minor)} incl. VAT, ${money(result.total.excl_vat_minor)} excl. VAT.`;
+  const reserved = a.reservation;
+  const what =
+    reserved?.status === "expired"
+      ? `Reservation of ${elapsed(reserved.seconds)} expired without charging`
+      : `${kwh(result.energy_wh)} over ${elapsed(span)}` +
+        (activity.length ? ` (${activity.join(", ")})` : "") +
+        (reserved ? ` after ${elapsed(reserved.seconds)} reserved` : "");
+  const head = `${what}: ${money(result.total.incl_vat_minor)} incl. VAT, ${money(result.total.excl_vat_minor)} excl. VAT.`;
   const parts = (Object.keys(DIMENSION_NAMES) as (keyof typeof DIMENSION_NAMES)[])
     .filter((d) => result.dimensions[d].excl_vat_minor !== 0)
     .map((d) => `${DIMENSION_NAMES[d]} ${money(result.dimensions[d].excl_vat_minor)}`);

@@ -86,8 +86,9 @@ export function sum(values: Iterable<Rational>): Rational {
   return total;
 }
 
-/** Largest integer <= a. */
+/** Largest integer <= a (also for a fraction not in lowest terms). */
 export function floor(a: Rational): bigint {
+  if (a.d === 1n) return a.n;
   const q = a.n / a.d;
   return a.n < 0n && q * a.d !== a.n ? q - 1n : q;
 }
@@ -109,13 +110,16 @@ export function ceilToMultiple(a: Rational, step: Rational): Rational {
 
 /** For display only; never feeds back into a price. */
 export function toNumber(a: Rational): number {
-  return Number(a.n) / Number(a.d);
+  return a.d === 1n ? Number(a.n) : Number(a.n) / Number(a.d);
 }
 
-/** Decimal string with exactly `places` fractional digits, rounded half up (display only). */
+/**
+ * Decimal string with exactly `places` fractional digits, rounded half up (display only). Accepts
+ * a fraction not in lowest terms (denominator > 0).
+ */
 export function toFixed(a: Rational, places: number): string {
   const scale = 10n ** BigInt(places);
-  const scaled = roundHalfUp(mul(a, rat(scale)));
+  const scaled = floor({ n: 2n * a.n * scale + a.d, d: 2n * a.d }); // a x scale + 1/2, floored
   const negative = scaled < 0n;
   const digits = (negative ? -scaled : scaled).toString().padStart(places + 1, "0");
   const whole = digits.slice(0, digits.length - places);

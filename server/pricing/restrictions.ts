@@ -50,7 +50,8 @@ function inRange(value: Rational | null, lo: Rational | undefined, hi: Rational 
 
 export function restrictionsHold(r: CompiledRestrictions | null, c: PeriodContext): boolean {
   if (!r) return true;
-  if (r.reservation) return false; // sessions carry no reservation periods
+  // `reservation` is not judged here: it decides which periods an element may price at all
+  // (CompiledTariff.sessionElements, reservationElements).
   if (!inTimeWindow(r, c.tod)) return false;
   if (r.startDay !== undefined && c.day < r.startDay) return false;
   if (r.endDay !== undefined && c.day >= r.endDay) return false;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { PricingError } from "./errors";
-import { type ChargingPeriodsSession, deriveActivity } from "./session";
+import { type ChargingPeriodsSession, type MeterSession, deriveActivity } from "./session";
 import { aMeterSession } from "./testing";
 
 const kinds = (session: Parameters<typeof deriveActivity>[0]) =>
@@ -124,5 +124,98 @@ describe("charging periods to activity", () => {
         ]),
       ),
     ).toThrow(PricingError);
+  });
+});
+
+describe("reservations in the inputs", () => {
+  const meter = (reservation: object, readings: [number, number][] = [[0, 0]]) => ({
+    ...aMeterSession("2026-10-15T10:00:00Z", readings),
+    reservation: { expired: false, ...reservation } as MeterSession["reservation"],
+  });
+
+  it("a used reservation ends at the session start unless it says earlier, never later", () => {
+    const a = deriveActivity(meter({ started_at: "2026-10-15T09:40:00Z" }));
+    expect(a.reservation).toMatchObject({
+      start: Date.parse("2026-10-15T09:40:00Z"),
+      end: a.start,
+    });
+    const early = deriveActivity(
+      meter({ started_at: "2026-10-15T09:40:00Z", ended_at: "2026-10-15T09:50:00Z" }),
+    );
+    expect(early.reservation?.end).toBe(Date.parse("2026-10-15T09:50:00Z"));
+    expect(() =>
+      deriveActivity(
+        meter({ started_at: "2026-10-15T09:40:00Z", ended_at: "2026-10-15T10:05:00Z" }),
+      ),
+    ).toThrow(/ends when the session starts/);
+  });
+
+  it("an expired reservation has no session and needs its end", () => {
+    const none = {
+      method: "meter_values" as const,
+      started_at: null,
+      readings: [],
+      reservation: { started_at: "2026-10-15T09:00:00Z", expired: true },
+    };
+    expect(() => deriveActivity(none)).toThrow(/needs ended_at/);
+    expect(() =>
+      deriveActivity(
+        meter({
+          started_at: "2026-10-15T09:00:00Z",
+          ended_at: "2026-10-15T09:30:00Z",
+          expired: true,
+        }),
+      ),
+    ).toThrow(/no charging session/);
+  });
+
+  it("OCPI reservation time comes first; a period may reserve part and charge after", () => {
+    const session: ChargingPeriodsSession = {
+      method: "charging_periods",
+      start_date_time: "2026-10-15T09:30:00Z",
+      end_date_time: "2026-10-15T11:00:00Z",
+      charging_periods: [
+        {
+          start_date_time: "2026-10-15T09:30:00Z",
+          dimensions: [{ type: "RESERVATION_TIME", volume: 0.25 }],
+        },
+        // 0.5 h reserved of the 1 h to the end, then 0.25 h charging 3 kWh, then 0.25 h idle
+        {
+          start_date_time: "2026-10-15T10:00:00Z",
+          dimensions: [
+            { type: "RESERVATION_TIME", volume: 0.5 },
+            { type: "ENERGY", volume: 3 },
+            { type: "TIME", volume: 0.25 },
+          ],
+        },
+      ],
+    };
+    const a = deriveActivity(session);
+    expect(
+      a.reservation?.segments.map((s) =>
+        [s.start, s.end].map((t) => new Date(t).toISOString().slice(11, 16)),
+      ),
+    ).toEqual([
+      ["09:30", "09:45"],
+      ["10:00", "10:30"],
+    ]);
+    expect(a.reservation?.expired).toBe(false);
+    expect(kinds(session)).toEqual([
+      ["charging", 900, 3000],
+      ["idle", 900, 0],
+    ]);
+    const backwards: ChargingPeriodsSession = {
+      ...session,
+      charging_periods: [
+        { start_date_time: "2026-10-15T09:30:00Z", dimensions: [{ type: "ENERGY", volume: 1 }] },
+        {
+          start_date_time: "2026-10-15T10:00:00Z",
+          dimensions: [{ type: "RESERVATION_TIME", volume: 0.5 }],
+        },
+      ],
+    };
+    expect(() => deriveActivity(backwards)).toThrow(
+      /reservation time must come before the session/,
+    );
   });
 });

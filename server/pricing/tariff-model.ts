@@ -10,6 +10,7 @@ import {
   type DimensionType,
   type TariffElement,
   type TariffSnapshot,
+  instantOf,
   simpleRateOf,
 } from "./tariff-schema";
 
@@ -47,7 +48,8 @@ export interface CompiledRestrictions {
   readonly minDurationMs?: number;
   readonly maxDurationMs?: number;
   readonly days?: ReadonlySet<number>; // 0 = Monday
-  readonly reservation: boolean;
+  /** The element prices reservations only (see CompiledTariff.reservationElements). */
+  readonly reservation: "RESERVATION" | "RESERVATION_EXPIRES" | null;
 }
 
 export interface CompiledElement {
@@ -60,17 +62,36 @@ export interface CompiledTariff {
   readonly complex: boolean;
   readonly timeZone: string;
   readonly elements: readonly CompiledElement[];
+  /** Elements without a reservation restriction: the only ones that price a session. */
+  readonly sessionElements: readonly CompiledElement[];
+  /**
+   * The elements that price a reservation, in the order they are tried: `RESERVATION` ones for a
+   * used reservation; for an expired one `RESERVATION_EXPIRES` ones first, then `RESERVATION` ones
+   * (OCPI 2.2.1: an expired reservation's time is priced by the RESERVATION_EXPIRES element when
+   * both have one; its example 17 bills the reserved time at the RESERVATION rate plus the
+   * expiry fee).
+   */
+  readonly reservationElements: {
+    readonly used: readonly CompiledElement[];
+    readonly expired: readonly CompiledElement[];
+  };
+  /** rules.flat_fee_without_energy `waive`: a no_energy session bills no FLAT and no min_price. */
+  readonly waiveFlatWithoutEnergy: boolean;
   /** Bounds on the session total in cents. */
   readonly minPrice?: { excl: bigint; incl?: bigint };
   readonly maxPrice?: { excl: bigint; incl?: bigint };
   /** Pricing needs to know when the session started (see PricingError transaction_start_unknown). */
   readonly timeDependent: boolean;
+  /** OCPI start_date_time / end_date_time as epoch ms: [from, until); a session starting outside is not priced. */
+  readonly validity: { readonly from?: number; readonly until?: number } | null;
   /** Where a restriction can change state, so periods must be split there. */
   readonly boundaries: {
     readonly timesOfDay: readonly number[];
     readonly localTime: boolean;
     readonly durationsMs: readonly number[];
     readonly energiesWh: readonly Rational[];
+    /** Some element restricts power, so periods need their average power. */
+    readonly power: boolean;
   };
 }
 
@@ -108,7 +129,7 @@ function compileRestrictions(element: TariffElement): CompiledRestrictions | nul
     minDurationMs: optional(r.min_duration, (s) => s * 1000),
     maxDurationMs: optional(r.max_duration, (s) => s * 1000),
     days: optional(r.day_of_week, (days) => new Set(days.map((d) => DAYS_OF_WEEK.indexOf(d)))),
-    reservation: r.reservation !== undefined,
+    reservation: r.reservation ?? null,
   };
 }
 
@@ -163,9 +184,13 @@ function simpleElement(rateMinorPerKwh: number): CompiledElement {
   return { index: 0, components: { ENERGY: energy }, restrictions: null };
 }
 
-/** Whether a 2026-10-14 client's view (`rate_minor_per_kwh`) misses part of the price. */
+/**
+ * Whether a 2026-10-14 client's view (`rate_minor_per_kwh`) misses part of the price: elements,
+ * bounds, or a validity window (outside it the tariff prices nothing).
+ */
 export function isComplex(tariff: TariffSnapshot): boolean {
   if (tariff.min_price || tariff.max_price) return true;
+  if (tariff.start_date_time !== undefined || tariff.end_date_time !== undefined) return true;
   return tariff.elements !== undefined && simpleRateOf(tariff.elements) === null;
 }
 
@@ -178,13 +203,24 @@ export function compileTariff(tariff: TariffSnapshot): CompiledTariff {
   const durations = new Set<number>();
   const energies = new Map<string, Rational>();
   let localTime = false;
-  let timeDependent = false;
+  let power = false;
+  const from = optional(tariff.start_date_time, instantOf);
+  const until = optional(tariff.end_date_time, instantOf);
+  const validity = from === undefined && until === undefined ? null : { from, until };
+  let timeDependent = validity !== null;
   for (const e of elements) {
-    if (e.components.TIME || e.components.PARKING_TIME) timeDependent = true;
+    // Reservation elements price reserved time, whose instants an input always states: only
+    // session elements make the session's start matter.
+    const prices = e.restrictions?.reservation ? "reservation" : "session";
+    if (prices === "session" && (e.components.TIME || e.components.PARKING_TIME)) {
+      timeDependent = true;
+    }
     const r = e.restrictions;
     if (!r) continue;
     const raw = source[e.index]?.restrictions ?? {};
-    if (TIME_DEPENDENT_RESTRICTIONS.some((k) => raw[k] !== undefined)) timeDependent = true;
+    if (prices === "session" && TIME_DEPENDENT_RESTRICTIONS.some((k) => raw[k] !== undefined)) {
+      timeDependent = true;
+    }
     if (r.startTod !== undefined) tods.add(r.startTod);
     if (r.endTod !== undefined) tods.add(r.endTod);
     if (r.startTod !== undefined || r.endTod !== undefined || r.days || r.startDay !== undefined) {
@@ -193,6 +229,7 @@ export function compileTariff(tariff: TariffSnapshot): CompiledTariff {
     if (r.endDay !== undefined) localTime = true;
     for (const ms of [r.minDurationMs, r.maxDurationMs]) if (ms !== undefined) durations.add(ms);
     for (const wh of [r.minWh, r.maxWh]) if (wh) energies.set(`${wh.n}/${wh.d}`, wh);
+    if (r.minPowerW || r.maxPowerW) power = true;
   }
   if (localTime) tods.add(0); // local midnight: dates and days change there
   const cents = (v: number) => {
@@ -202,18 +239,26 @@ export function compileTariff(tariff: TariffSnapshot): CompiledTariff {
   };
   const bound = (p: { excl_vat: number; incl_vat?: number } | undefined) =>
     p && { excl: cents(p.excl_vat), incl: optional(p.incl_vat, cents) };
+  const restrictedTo = (kind: CompiledRestrictions["reservation"]) =>
+    elements.filter((e) => (e.restrictions?.reservation ?? null) === kind);
+  const used = restrictedTo("RESERVATION");
   return {
     complex: isComplex(tariff),
     timeZone: tariff.time_zone ?? "UTC",
     elements,
+    sessionElements: restrictedTo(null),
+    waiveFlatWithoutEnergy: tariff.rules?.flat_fee_without_energy === "waive",
+    reservationElements: { used, expired: [...restrictedTo("RESERVATION_EXPIRES"), ...used] },
     minPrice: bound(tariff.min_price),
     maxPrice: bound(tariff.max_price),
     timeDependent,
+    validity,
     boundaries: {
       timesOfDay: [...tods].sort((a, b) => a - b).filter((t) => t < DAY_MS),
       localTime,
       durationsMs: [...durations].sort((a, b) => a - b),
       energiesWh: [...energies.values()],
+      power,
     },
   };
 }

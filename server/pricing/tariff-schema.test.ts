@@ -2,6 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { tariffArbitrary } from "./arbitraries";
 import { type TariffSnapshot, validateTariff } from "./tariff-schema";
+import { OCPI_TARIFF } from "./testing";
 
 const energy = { type: "ENERGY", price: 0.3, step_size: 1 };
 const complex = (restrictions: object, extra: object = {}) => ({
@@ -61,9 +62,44 @@ describe("validateTariff accepts", () => {
         group_discounts: [{ pricing_group: "fleet", percent_off: 10 }],
         merchant_validations: [{ code: "CAFE-5", label: "Cafe", amount_off_minor: 500 }],
         session_cost_cap_minor: 4000,
+        flat_fee_without_energy: "waive",
       },
     });
     expect(r.ok).toBe(true);
+  });
+});
+
+describe("OCPI Tariff objects as partners send them", () => {
+  it("keep every field exactly as sent (round trip)", () => {
+    expect(validateTariff(OCPI_TARIFF)).toEqual({ ok: true, tariff: OCPI_TARIFF });
+  });
+
+  it("accept a FLAT component with step_size 0 or none (it has no step unit)", () => {
+    const flat = (c: object) => validateTariff({ elements: [{ price_components: [c] }] });
+    expect(flat({ type: "FLAT", price: 1, step_size: 0 }).ok).toBe(true);
+    expect(flat({ type: "FLAT", price: 1 }).ok).toBe(true);
+    expect(
+      pathsOf({ elements: [{ price_components: [{ type: "FLAT", price: 1, step_size: -1 }] }] }),
+    ).toEqual(["elements.0.price_components.0.step_size"]);
+  });
+
+  it("refuse what cannot be billed, saying why", () => {
+    const messages = (input: unknown) => {
+      const r = validateTariff(input);
+      return r.ok ? [] : r.issues.map((i) => `${i.path} ${i.message}`);
+    };
+    expect(messages({ ...OCPI_TARIFF, currency: "EUR" })).toEqual([
+      'currency must be USD: payments are in US dollars only, so a tariff in "EUR" cannot be billed',
+    ]);
+    expect(messages({ ...OCPI_TARIFF, tax_included: "YES" })).toEqual([
+      "tax_included YES is not supported: prices are excl. VAT (OCPI 2.2.1); send them excl. VAT with `vat` per component",
+    ]);
+    expect(messages({ ...OCPI_TARIFF, id: "20" })).toEqual([
+      "id is the service's own: send an OCPI tariff's id as external_reference",
+    ]);
+    expect(messages({ ...OCPI_TARIFF, end_date_time: "2025-12-31T23:59:59Z" })).toEqual([
+      "end_date_time must be after start_date_time",
+    ]);
   });
 });
 
@@ -73,6 +109,32 @@ describe("validateTariff refuses, naming the path", () => {
     ["fractional rate", { rate_minor_per_kwh: 30.5 }, "rate_minor_per_kwh"],
     ["negative rate", { rate_minor_per_kwh: -1 }, "rate_minor_per_kwh"],
     ["non-USD currency", { currency: "EUR", rate_minor_per_kwh: 30 }, "currency"],
+    ["bad OCPI type", { rate_minor_per_kwh: 30, type: "CHEAP" }, "type"],
+    [
+      "alt url not http",
+      { rate_minor_per_kwh: 30, tariff_alt_url: "ftp://x.org/t" },
+      "tariff_alt_url",
+    ],
+    [
+      "start_date_time not a date",
+      { rate_minor_per_kwh: 30, start_date_time: "2026-01-01" },
+      "start_date_time",
+    ],
+    [
+      "last_updated impossible",
+      { rate_minor_per_kwh: 30, last_updated: "2026-13-01T00:00:00Z" },
+      "last_updated",
+    ],
+    ["country code", { rate_minor_per_kwh: 30, country_code: "USA" }, "country_code"],
+    ["party id", { rate_minor_per_kwh: 30, party_id: "CP" }, "party_id"],
+    [
+      "energy source",
+      {
+        rate_minor_per_kwh: 30,
+        energy_mix: { is_green_energy: true, energy_sources: [{ source: "SUN", percentage: 1 }] },
+      },
+      "energy_mix.energy_sources.0.source",
+    ],
     ["unknown field", { rate_minor_per_kwh: 30, colour: "red" }, "colour"],
     ["empty elements", { elements: [] }, "elements"],
     [
@@ -283,6 +345,11 @@ describe("validateTariff refuses, naming the path", () => {
       "rules.group_discounts.0.pricing_group",
     ],
     [
+      "unknown no-energy fee choice",
+      complex({}, { rules: { flat_fee_without_energy: "refund" } }),
+      "rules.flat_fee_without_energy",
+    ],
+    [
       "negative cap",
       complex({}, { rules: { session_cost_cap_minor: -1 } }),
       "rules.session_cost_cap_minor",
@@ -321,7 +388,14 @@ const onRestrictions =
 const MUTATIONS: Record<string, Mutation> = {
   negativePrice: onComponent("price", -0.01),
   longPrice: onComponent("price", 1.00001),
-  zeroStep: onComponent("step_size", 0),
+  zeroStep: (t, i) => {
+    // zero means nothing on FLAT and is accepted there; on the other types it is refused
+    const c = clone(t);
+    const e = i % c.elements.length;
+    c.elements[e].price_components = [{ type: "ENERGY", price: 0.3, step_size: 0 }];
+    return [c, `elements.${e}.price_components.0.step_size`];
+  },
+  negativeStep: onComponent("step_size", -1),
   fractionalStep: onComponent("step_size", 2.5),
   hugeVat: onComponent("vat", 100.5),
   badType: onComponent("type", "RESERVATION"),

@@ -6,13 +6,17 @@
  * - `price_components[].price`, `min_price`, `max_price`: decimal amounts in the currency's MAJOR
  *   unit (US dollars), excluding VAT; prices per kWh (ENERGY), per hour (TIME, PARKING_TIME) or
  *   per session (FLAT). At most 4 decimal places; `min_price`/`max_price` in whole cents.
- * - `vat`: percent. `step_size`: Wh (ENERGY) or seconds (TIME, PARKING_TIME); defaults to 1.
+ * - `vat`: percent. `step_size`: Wh (ENERGY) or seconds (TIME, PARKING_TIME); defaults to 1; on
+ *   FLAT it means nothing (OCPI gives FLAT no step unit), so any whole number is kept and ignored.
  * - restrictions: times "HH:MM" and dates "YYYY-MM-DD" in the tariff's `time_zone`; kWh, A, kW;
  *   durations in seconds. Every `min_*` is inclusive and every `max_*` exclusive.
  */
 import { z } from "zod";
 import { decimalPlaces, exact, mul, rat } from "./rational";
+import { instantOf, ocpiTariffFields } from "./ocpi-fields";
 import { isIanaTimeZone } from "./time-zone";
+
+export { instantOf, ocpiTariffFields };
 
 export const DIMENSION_TYPES = ["ENERGY", "TIME", "PARKING_TIME", "FLAT"] as const;
 export type DimensionType = (typeof DIMENSION_TYPES)[number];
@@ -59,17 +63,23 @@ const seconds = z
   .min(0, "must not be negative")
   .max(366 * 86_400, "must be at most a year");
 
-export const priceComponentSchema = z.strictObject({
-  type: z.enum(DIMENSION_TYPES, "must be ENERGY, TIME, PARKING_TIME or FLAT"),
-  price: decimal(4),
-  vat: decimal(2).max(100, "must be a percentage from 0 to 100").optional(),
-  step_size: z
-    .number()
-    .int("must be a whole number (Wh or seconds)")
-    .min(1, "must be at least 1")
-    .max(LARGEST, `must be at most ${LARGEST}`)
-    .default(1),
-});
+export const priceComponentSchema = z
+  .strictObject({
+    type: z.enum(DIMENSION_TYPES, "must be ENERGY, TIME, PARKING_TIME or FLAT"),
+    price: decimal(4),
+    vat: decimal(2).max(100, "must be a percentage from 0 to 100").optional(),
+    step_size: z
+      .number()
+      .int("must be a whole number (Wh or seconds)")
+      .min(0, "must not be negative")
+      .max(LARGEST, `must be at most ${LARGEST}`)
+      .default(1),
+  })
+  .superRefine((c, ctx) => {
+    if (c.type !== "FLAT" && c.step_size < 1) {
+      ctx.addIssue({ code: "custom", path: ["step_size"], message: "must be at least 1" });
+    }
+  });
 
 const RANGES = [
   ["min_kwh", "max_kwh"],
@@ -187,6 +197,11 @@ export const rulesSchema = z
       .optional(),
     /** Most a session may cost, incl. VAT, after discounts (integer cents). */
     session_cost_cap_minor: z.number().int("must be whole cents").min(0).optional(),
+    /**
+     * A session drawing less than 1 Wh (`no_energy`): `charge` (default) still bills the FLAT
+     * session fee and min_price; `waive` bills neither (README, decision 8).
+     */
+    flat_fee_without_energy: z.enum(["charge", "waive"], "must be charge or waive").optional(),
   })
   .superRefine((rules, ctx) => {
     const groups = new Set<string>();
@@ -223,7 +238,12 @@ const LOCAL_TIME_RESTRICTIONS = [
 
 export const tariffSnapshotSchema = z
   .strictObject({
-    currency: z.literal("USD", "only USD is supported").default("USD"),
+    currency: z
+      .literal("USD", {
+        error: (issue) =>
+          `must be USD: payments are in US dollars only, so a tariff in ${JSON.stringify(issue.input)} cannot be billed`,
+      })
+      .default("USD"),
     rate_minor_per_kwh: z
       .number()
       .int("must be whole cents per kWh")
@@ -247,8 +267,20 @@ export const tariffSnapshotSchema = z
     min_price: priceSchema.optional(),
     max_price: priceSchema.optional(),
     rules: rulesSchema.optional(),
+    ...ocpiTariffFields,
   })
   .superRefine((t, ctx) => {
+    if (
+      t.start_date_time !== undefined &&
+      t.end_date_time !== undefined &&
+      instantOf(t.end_date_time) <= instantOf(t.start_date_time)
+    ) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["end_date_time"],
+        message: "must be after start_date_time",
+      });
+    }
     if (t.elements === undefined && t.rate_minor_per_kwh === undefined) {
       ctx.addIssue({
         code: "custom",
@@ -340,7 +372,10 @@ export function validateTariff(input: unknown): TariffValidation {
     if (issue.code === "unrecognized_keys") {
       return issue.keys.map((key) => ({
         path: base ? `${base}.${key}` : key,
-        message: "is not a known field",
+        message:
+          !base && key === "id"
+            ? "is the service's own: send an OCPI tariff's id as external_reference"
+            : "is not a known field",
       }));
     }
     return [{ path: base, message: issue.message }];

@@ -40,9 +40,27 @@ function formatter(timeZone: string): Intl.DateTimeFormat {
   return f;
 }
 
+/**
+ * Offsets already read from Intl, by zone and second: reading one costs microseconds, and the
+ * sampling grid below is aligned, so sessions on the same days read the same instants. A memo of a
+ * pure function (bounded; cleared when large).
+ */
+const offsetMemo = new Map<string, number>();
+const OFFSET_MEMO_LIMIT = 100_000;
+
 /** Offset (wall minus UTC) in ms at an instant, read from Intl. */
 function intlOffset(timeZone: string, instant: number): number {
   const seconds = Math.floor(instant / 1000) * 1000;
+  const key = `${timeZone} ${seconds}`;
+  const known = offsetMemo.get(key);
+  if (known !== undefined) return known;
+  const offset = readOffset(timeZone, seconds);
+  if (offsetMemo.size >= OFFSET_MEMO_LIMIT) offsetMemo.clear();
+  offsetMemo.set(key, offset);
+  return offset;
+}
+
+function readOffset(timeZone: string, seconds: number): number {
   const fields: Record<string, number> = {};
   for (const part of formatter(timeZone).formatToParts(new Date(seconds))) {
     if (part.type !== "literal") fields[part.type] = Number(part.value);
@@ -80,7 +98,7 @@ export function zoneClock(timeZone: string, fromMs: number, toMs: number): ZoneC
     spans.push({ from: -Infinity, offset: 0 });
   } else {
     const hi = toMs + MARGIN_MS;
-    let prevT = fromMs - MARGIN_MS;
+    let prevT = Math.floor((fromMs - MARGIN_MS) / SAMPLE_MS) * SAMPLE_MS; // aligned: see offsetMemo
     let prevO = intlOffset(timeZone, prevT);
     spans.push({ from: -Infinity, offset: prevO });
     while (prevT < hi) {

@@ -35,10 +35,23 @@ function elementsOf(t: TariffSnapshot) {
   );
 }
 
+/** OCPI 2.2.1 Tariff fields kept as sent and returned in 2026-10-15 responses (null when absent). */
+const OCPI_FIELDS = [
+  "type",
+  "tariff_alt_url",
+  "start_date_time",
+  "end_date_time",
+  "energy_mix",
+  "tax_included",
+  "country_code",
+  "party_id",
+  "last_updated",
+] as const;
+
 /**
  * Tariffs per version (spec section 9): 2026-10-15 responses carry `elements`, `tariff_alt_text`,
- * `rules`, `time_zone` (and the price bounds); 2026-10-14 responses do not, and show a complex
- * tariff as its base rate. `is_complex` and `pricing_summary` are in every version.
+ * `rules`, `time_zone`, the price bounds and the OCPI fields; 2026-10-14 responses do not, and
+ * show a complex tariff as its base rate. `is_complex` and `pricing_summary` are in every version.
  */
 export function presentTariff(
   row: Tariff,
@@ -68,5 +81,6 @@ export function presentTariff(
     time_zone: t.time_zone ?? null,
     min_price: t.min_price ?? null,
     max_price: t.max_price ?? null,
+    ...Object.fromEntries(OCPI_FIELDS.map((k) => [k, t[k] ?? null])),
   };
 }

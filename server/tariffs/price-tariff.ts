@@ -16,14 +16,18 @@ import type { priceResultSchema, quoteBody, simulateBody } from "./tariff-schema
 
 type PricedAnswer = z.infer<typeof priceResultSchema>;
 
-/** Engine errors in the API's terms: no start time for a time-dependent tariff is 409 `transaction_start_unknown`. */
+/**
+ * Engine errors in the API's terms: no start time for a time-dependent tariff is 409
+ * `transaction_start_unknown`; a session starting outside the tariff's validity window is 409
+ * `tariff_not_valid_at`; inconsistent session data is 422 `validation_failed`.
+ */
 function priced<T>(run: () => T): T {
   try {
     return run();
   } catch (error) {
     if (isPricingError(error)) {
-      if (error.code === "transaction_start_unknown")
-        throw new ApiError("transaction_start_unknown", error.message, error.details ?? {});
+      if (error.code === "transaction_start_unknown" || error.code === "tariff_not_valid_at")
+        throw new ApiError(error.code, error.message, error.details ?? {});
       throw new ApiError("validation_failed", error.message, {
         fields: [{ field: "session", message: error.message, location: "body" }],
         ...(error.details ?? {}),
@@ -51,6 +55,9 @@ export async function quoteTariff({
       energy_wh: input.energy_wh,
       duration_seconds: input.duration_seconds,
       start_at: input.start_at ?? new Date(),
+      ...(input.reservation_seconds === undefined
+        ? {}
+        : { reservation_seconds: input.reservation_seconds }),
     }),
   );
   return {
@@ -88,6 +95,7 @@ export async function simulateTariff({
           started_at: s.started_at === undefined ? (s.meter_values[0]?.at ?? null) : s.started_at,
           ...(s.stopped_at ? { stopped_at: s.stopped_at } : {}),
           readings: s.meter_values,
+          reservation: s.reservation ?? null,
         }
       : {
           method: "charging_periods",

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { tariffSnapshotSchema } from "../pricing";
+import { ocpiTariffFields, tariffSnapshotSchema } from "../pricing";
 import { externalReference } from "../locations/location-schema";
 
 /** Fields of the tariff resource that are not part of the priced snapshot. */
@@ -12,6 +12,13 @@ export const tariffMetaSchema = z.object({
 export const tariffBody = z.record(z.string(), z.unknown());
 /** What the OpenAPI document shows for create and edit. */
 export const tariffBodyDoc = tariffMetaSchema.extend(tariffSnapshotSchema.shape);
+
+const ocpi = <T extends z.ZodType>(field: z.ZodOptional<T>) =>
+  field
+    .unwrap()
+    .nullable()
+    .optional()
+    .describe("OCPI 2.2.1, kept as sent; 2026-10-15 responses, null when absent");
 
 export const tariffSchema = z.object({
   id: z.number().int(),
@@ -43,6 +50,19 @@ export const tariffSchema = z.object({
     .nullable()
     .optional()
     .describe("2026-10-15 responses"),
+  type: ocpi(ocpiTariffFields.type),
+  tariff_alt_url: ocpi(ocpiTariffFields.tariff_alt_url),
+  start_date_time: ocpi(ocpiTariffFields.start_date_time).describe(
+    "OCPI 2.2.1: sessions starting before it are not priced (409 tariff_not_valid_at); 2026-10-15 responses, null when absent",
+  ),
+  end_date_time: ocpi(ocpiTariffFields.end_date_time).describe(
+    "OCPI 2.2.1: sessions starting at or after it are not priced (409 tariff_not_valid_at); 2026-10-15 responses, null when absent",
+  ),
+  energy_mix: ocpi(ocpiTariffFields.energy_mix),
+  tax_included: ocpi(ocpiTariffFields.tax_included),
+  country_code: ocpi(ocpiTariffFields.country_code),
+  party_id: ocpi(ocpiTariffFields.party_id),
+  last_updated: ocpi(ocpiTariffFields.last_updated),
   created_at: z.string(),
   updated_at: z.string(),
 });
@@ -56,6 +76,15 @@ export const quoteBody = z.strictObject({
     .min(0)
     .max(31 * 86_400),
   start_at: z.iso.datetime({ offset: true }).optional().describe("default: now"),
+  reservation_seconds: z
+    .number()
+    .int()
+    .min(0)
+    .max(31 * 86_400)
+    .optional()
+    .describe(
+      "a used reservation from start_at for this long, priced by reservation elements; charging then starts when it ends",
+    ),
 });
 
 const meterReading = z.strictObject({
@@ -77,16 +106,42 @@ export const simulateBody = z
       .optional()
       .describe("an inline tariff, validated like a created one"),
     session: z.union([
-      z.strictObject({
-        meter_values: z.array(meterReading).min(1).max(20_000),
-        started_at: z.iso.datetime({ offset: true }).nullable().optional(),
-        stopped_at: z.iso.datetime({ offset: true }).optional(),
-      }),
-      z.strictObject({
-        charging_periods: z.array(chargingPeriod).min(1).max(20_000),
-        start_date_time: z.iso.datetime({ offset: true }).nullable(),
-        end_date_time: z.iso.datetime({ offset: true }),
-      }),
+      z
+        .strictObject({
+          meter_values: z.array(meterReading).max(20_000),
+          started_at: z.iso.datetime({ offset: true }).nullable().optional(),
+          stopped_at: z.iso.datetime({ offset: true }).optional(),
+          reservation: z
+            .strictObject({
+              started_at: z.iso.datetime({ offset: true }),
+              ended_at: z.iso
+                .datetime({ offset: true })
+                .nullable()
+                .optional()
+                .describe(
+                  "used: defaults to the session's start; expired: required (when it expired)",
+                ),
+              expired: z
+                .boolean()
+                .default(false)
+                .describe("true: no session followed (then meter_values is empty)"),
+            })
+            .optional()
+            .describe("the EVSE reserved for this driver before the session, or instead of one"),
+        })
+        .refine((m) => m.meter_values.length > 0 || m.reservation?.expired === true, {
+          message: "needs at least one reading (none only for an expired reservation)",
+          path: ["meter_values"],
+        }),
+      z
+        .strictObject({
+          charging_periods: z.array(chargingPeriod).min(1).max(20_000),
+          start_date_time: z.iso.datetime({ offset: true }).nullable(),
+          end_date_time: z.iso.datetime({ offset: true }),
+        })
+        .describe(
+          "OCPI CDR style; a reservation is leading periods with RESERVATION_TIME (start_date_time is then its start), expired when the periods hold nothing else",
+        ),
     ]),
   })
   .refine((b) => (b.tariff_id === undefined) !== (b.tariff === undefined), {
@@ -96,12 +151,20 @@ export const simulateBody = z
 
 const cents = z.number().int().describe("integer US cents");
 const dimensionCost = z.strictObject({
-  volume: z.number().describe("billed volume with step rounding: Wh, seconds, or sessions (flat)"),
+  volume: z
+    .number()
+    .describe(
+      "billed volume with step rounding: Wh (energy), seconds (time, parking_time, reservation) or a count (flat, reservation_fee)",
+    ),
   step_rounding: z.number().describe("volume added by step_size rounding, same unit"),
-  excl_vat_minor: cents,
+  excl_vat_minor: cents.describe(
+    "this line's share of the total: the column's exact sum rounded once, allocated by largest remainder",
+  ),
   incl_vat_minor: cents,
+  exact_excl_vat_minor: z.string().describe("exact cost before rounding, cents to 4 places"),
+  exact_incl_vat_minor: z.string().describe("exact cost before rounding, cents to 4 places"),
 });
-const activityKind = z.enum(["charging", "idle", "waiting"]);
+const activityKind = z.enum(["charging", "idle", "waiting", "reservation"]);
 
 /** What the quote and simulate routes answer: the pricing engine's result, with summaries. */
 export const priceResultSchema = z.strictObject({
@@ -120,25 +183,39 @@ export const priceResultSchema = z.strictObject({
     energy: dimensionCost,
     time: dimensionCost.describe("TIME, billed over charging"),
     parking_time: dimensionCost.describe("PARKING_TIME, billed over idle"),
-    flat: dimensionCost,
+    flat: dimensionCost.describe("the session's FLAT fee, once"),
+    reservation: dimensionCost.describe("TIME of reservation elements, over the reserved time"),
+    reservation_fee: dimensionCost.describe("FLAT of reservation elements, once"),
   }),
   price_bound: z.strictObject({
     applied: z.enum(["min_price", "max_price"]).nullable(),
-    excl_vat_minor: cents.describe("added (positive) or removed (negative) by the bound"),
+    excl_vat_minor: cents.describe(
+      "added (positive) or removed (negative) by the bound: the rounded bounded total minus the dimensions' lines",
+    ),
     incl_vat_minor: cents,
   }),
   total: z
     .strictObject({ excl_vat_minor: cents, incl_vat_minor: cents })
-    .describe("the four dimensions plus price_bound"),
+    .describe(
+      "each column's exact sum over the dimensions, bounded by min_price/max_price, rounded once (half up); equals the dimensions' lines plus price_bound",
+    ),
   activity: z.strictObject({
     method: z.enum(["meter_values", "charging_periods"]),
-    reason: z.enum(["no_energy"]).nullable(),
+    reason: z.enum(["no_energy", "reservation_expired"]).nullable(),
     start_known: z.boolean(),
     started_at: z.string(),
     ended_at: z.string(),
     charging_seconds: z.number(),
     idle_seconds: z.number(),
     waiting_seconds: z.number(),
+    reservation: z
+      .strictObject({
+        status: z.enum(["used", "expired"]),
+        started_at: z.string(),
+        ended_at: z.string(),
+        seconds: z.number().describe("reserved time"),
+      })
+      .nullable(),
     intervals: z.array(
       z.strictObject({
         kind: activityKind,
@@ -163,6 +240,8 @@ export const priceResultSchema = z.strictObject({
           time: z.number().int().nullable(),
           parking_time: z.number().int().nullable(),
           flat: z.number().int().nullable(),
+          reservation: z.number().int().nullable(),
+          reservation_fee: z.number().int().nullable(),
         })
         .describe("index in `elements` of the element that priced each dimension; null when free"),
       cost_excl_vat_minor: z
@@ -170,4 +249,13 @@ export const priceResultSchema = z.strictObject({
         .describe("this period's cost excl. VAT before step rounding, cents to 4 places"),
     }),
   ),
+  warnings: z
+    .array(
+      z.strictObject({
+        code: z.enum(["charging_period_before_start"]),
+        message: z.string(),
+        details: z.record(z.string(), z.unknown()),
+      }),
+    )
+    .describe("input accepted as partners send it but worth a look; always present, often empty"),
 });

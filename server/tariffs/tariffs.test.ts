@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { db } from "../db";
 import { call } from "../testing/api";
 import { aTenantWithKey } from "../testing/builders";
-import { priceResultSchema } from "./tariff-schema";
+import { OCPI_TARIFF } from "../pricing/testing";
+import { priceResultSchema, tariffSchema } from "./tariff-schema";
 
 const complex = {
   name: "Peak and off-peak",
@@ -209,5 +210,214 @@ describe("tariffs", () => {
         })
       ).status,
     ).toBe(404);
+  });
+
+  it("takes an OCPI Tariff object with every field and returns each field as sent", async () => {
+    const { tenantId, key } = await aTenantWithKey();
+    const made = await call("POST", `/v1/tenants/${tenantId}/tariffs`, {
+      key,
+      body: { ...OCPI_TARIFF, external_reference: "DE-ALL-20" },
+    });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    expect(tariffSchema.strict().safeParse(made.body).error).toBeUndefined();
+    const read = await call("GET", `/v1/tenants/${tenantId}/tariffs/${made.body.id}`, { key });
+    for (const [field, value] of Object.entries(OCPI_TARIFF)) {
+      expect(read.body[field], field).toEqual(value);
+    }
+    expect(read.body.external_reference).toBe("DE-ALL-20");
+    // 2026-10-14 clients do not see the OCPI fields; the validity window makes the tariff complex
+    const old = await call("GET", `/v1/tenants/${tenantId}/tariffs/${made.body.id}`, {
+      key,
+      headers: { "service-version": "2026-10-14" },
+    });
+    expect(old.body).not.toHaveProperty("energy_mix");
+    expect(old.body).not.toHaveProperty("start_date_time");
+    expect(old.body.is_complex).toBe(true);
+    // `null` removes one; the others stay
+    const edited = await call("PATCH", `/v1/tenants/${tenantId}/tariffs/${made.body.id}`, {
+      key,
+      body: { energy_mix: null },
+    });
+    expect(edited.body).toMatchObject({ version: 2, energy_mix: null, party_id: "CPO" });
+  });
+
+  it("refuses a non-USD tariff with the reason, and prices only sessions starting in its validity window", async () => {
+    const { tenantId, key } = await aTenantWithKey();
+    const eur = await call("POST", `/v1/tenants/${tenantId}/tariffs`, {
+      key,
+      body: { ...OCPI_TARIFF, currency: "EUR" },
+    });
+    expect(eur.status).toBe(422);
+    expect(eur.body.error).toMatchObject({ code: "tariff_invalid" });
+    expect(eur.body.error.message).toMatch(/currency must be USD: payments are in US dollars only/);
+    const windowed = (
+      await call("POST", `/v1/tenants/${tenantId}/tariffs`, {
+        key,
+        body: {
+          rate_minor_per_kwh: 30,
+          start_date_time: "2027-01-01T00:00:00Z",
+          end_date_time: "2027-02-01T00:00:00Z",
+        },
+      })
+    ).body;
+    const quote = (start_at: string) =>
+      call("POST", `/v1/tenants/${tenantId}/tariffs/${windowed.id}/quote`, {
+        key,
+        body: { energy_wh: 10_000, duration_seconds: 3600, start_at },
+      });
+    // 10 kWh x 30 c = 300 c
+    expect((await quote("2027-01-15T10:00:00Z")).body.total.excl_vat_minor).toBe(300);
+    const early = await quote("2026-12-31T10:00:00Z");
+    expect(early.status).toBe(409);
+    expect(early.body.error).toMatchObject({
+      code: "tariff_not_valid_at",
+      details: {
+        valid_from: "2027-01-01T00:00:00.000Z",
+        valid_until: "2027-02-01T00:00:00.000Z",
+        session_started_at: "2026-12-31T10:00:00.000Z",
+      },
+    });
+    const sim = await call("POST", `/v1/tenants/${tenantId}/tariffs/simulate`, {
+      key,
+      body: {
+        tariff_id: windowed.id,
+        session: {
+          meter_values: [
+            { at: "2027-02-01T00:00:00Z", energy_wh: 0 },
+            { at: "2027-02-01T01:00:00Z", energy_wh: 1000 },
+          ],
+        },
+      },
+    });
+    expect(sim.status).toBe(409);
+    expect(sim.body.error.code).toBe("tariff_not_valid_at");
+  });
+
+  it("prices reservations: a quote's reservation_seconds, a meter series' reservation, OCPI RESERVATION_TIME", async () => {
+    const { tenantId, key } = await aTenantWithKey();
+    const tariff = {
+      elements: [
+        {
+          price_components: [
+            { type: "TIME", price: 3, step_size: 300 },
+            { type: "FLAT", price: 1.5, step_size: 0 },
+          ],
+          restrictions: { reservation: "RESERVATION" },
+        },
+        {
+          price_components: [{ type: "FLAT", price: 4 }],
+          restrictions: { reservation: "RESERVATION_EXPIRES" },
+        },
+        { price_components: [{ type: "ENERGY", price: 0.3 }] },
+      ],
+    };
+    const made = (await call("POST", `/v1/tenants/${tenantId}/tariffs`, { key, body: tariff }))
+      .body;
+    // 20 min reserved x 300 c/h = 100 c, fee 150 c; then 10 kWh x 30 c = 300 c -> 550 c
+    const quote = await call("POST", `/v1/tenants/${tenantId}/tariffs/${made.id}/quote`, {
+      key,
+      body: {
+        energy_wh: 10_000,
+        duration_seconds: 3600,
+        start_at: "2026-11-22T14:00:00Z",
+        reservation_seconds: 1200,
+      },
+    });
+    expect(quote.status, JSON.stringify(quote.body)).toBe(200);
+    expect(priceResultSchema.safeParse(quote.body).error).toBeUndefined();
+    expect(quote.body.dimensions.reservation).toMatchObject({ volume: 1200, excl_vat_minor: 100 });
+    expect(quote.body.dimensions.reservation_fee).toMatchObject({ excl_vat_minor: 150 });
+    expect(quote.body.total.excl_vat_minor).toBe(550);
+    expect(quote.body.price_summary).toBe(
+      "10 kWh over 1 h (1 h charging) after 20 min reserved: $5.50 incl. VAT, $5.50 excl. VAT. " +
+        "Energy $3.00, reservation $1.00, reservation fee $1.50.",
+    );
+    expect(quote.body.warnings).toEqual([]);
+    // the same as a meter series with its reservation, inline
+    const meter = await call("POST", `/v1/tenants/${tenantId}/tariffs/simulate`, {
+      key,
+      body: {
+        tariff,
+        session: {
+          meter_values: [
+            { at: "2026-11-22T14:20:00Z", energy_wh: 0 },
+            { at: "2026-11-22T15:20:00Z", energy_wh: 10_000 },
+          ],
+          reservation: { started_at: "2026-11-22T14:00:00Z" },
+        },
+      },
+    });
+    expect(meter.status, JSON.stringify(meter.body)).toBe(200);
+    expect(meter.body.total).toEqual(quote.body.total);
+    expect(meter.body.activity.reservation).toMatchObject({ status: "used", seconds: 1200 });
+    // expired, as OCPI periods: 45 min -> 45 min (step 300) x 300 c/h = 225 c; expiry fee 400 c
+    const expired = await call("POST", `/v1/tenants/${tenantId}/tariffs/simulate`, {
+      key,
+      body: {
+        tariff_id: made.id,
+        session: {
+          charging_periods: [
+            {
+              start_date_time: "2026-11-22T14:00:00Z",
+              dimensions: [{ type: "RESERVATION_TIME", volume: 0.75 }],
+            },
+          ],
+          start_date_time: "2026-11-22T14:00:00Z",
+          end_date_time: "2026-11-22T14:45:00Z",
+        },
+      },
+    });
+    expect(expired.status, JSON.stringify(expired.body)).toBe(200);
+    expect(priceResultSchema.safeParse(expired.body).error).toBeUndefined();
+    expect(expired.body.total.excl_vat_minor).toBe(625);
+    expect(expired.body.activity.reason).toBe("reservation_expired");
+    // an expired reservation as a meter series needs no readings
+    const expiredMeter = await call("POST", `/v1/tenants/${tenantId}/tariffs/simulate`, {
+      key,
+      body: {
+        tariff_id: made.id,
+        session: {
+          meter_values: [],
+          reservation: {
+            started_at: "2026-11-22T14:00:00Z",
+            ended_at: "2026-11-22T14:45:00Z",
+            expired: true,
+          },
+        },
+      },
+    });
+    expect(expiredMeter.body.total).toEqual(expired.body.total);
+    const noReadings = await call("POST", `/v1/tenants/${tenantId}/tariffs/simulate`, {
+      key,
+      body: { tariff_id: made.id, session: { meter_values: [] } },
+    });
+    expect(noReadings.status).toBe(422);
+  });
+
+  it("prices a CDR whose first period starts before its start_date_time, with a warning", async () => {
+    const { tenantId, key } = await aTenantWithKey();
+    // 10 kWh x 35 c = 350 c, priced from the period's own start
+    const sim = await call("POST", `/v1/tenants/${tenantId}/tariffs/simulate`, {
+      key,
+      body: {
+        tariff: { rate_minor_per_kwh: 35 },
+        session: {
+          charging_periods: [
+            {
+              start_date_time: "2026-11-22T13:59:30Z",
+              dimensions: [{ type: "ENERGY", volume: 10 }],
+            },
+          ],
+          start_date_time: "2026-11-22T14:00:00Z",
+          end_date_time: "2026-11-22T15:00:00Z",
+        },
+      },
+    });
+    expect(sim.status, JSON.stringify(sim.body)).toBe(200);
+    expect(priceResultSchema.safeParse(sim.body).error).toBeUndefined();
+    expect(sim.body.total.excl_vat_minor).toBe(350);
+    expect(sim.body.warnings).toMatchObject([
+      { code: "charging_period_before_start", details: { seconds_before: 30 } },
+    ]);
   });
 });

@@ -30,6 +30,12 @@ const RESTRICTIONS: [string, string, string, string][] = [
   ["max_duration", "Max duration", "number", "s"],
 ];
 const NUMERIC = new Set(RESTRICTIONS.filter(([, , t]) => t === "number").map(([k]) => k));
+/** OCPI `reservation` restriction: which time an element prices. */
+const PRICES: [string, string][] = [
+  ["", "Sessions"],
+  ["RESERVATION", "Reservations (used or expired)"],
+  ["RESERVATION_EXPIRES", "Expired reservations first"],
+];
 
 export const emptyComponent = (): ComponentDraft => ({
   type: "ENERGY",
@@ -244,7 +250,13 @@ export function ElementsEditor({
                   />
                 </Small>
                 <Small
-                  label={c.type === "ENERGY" ? "Step (Wh)" : "Step (s)"}
+                  label={
+                    c.type === "ENERGY"
+                      ? "Step (Wh)"
+                      : c.type === "FLAT"
+                        ? "Step (unused)"
+                        : "Step (s)"
+                  }
                   error={errors.get(`${at}.step_size`)}
                 >
                   <input
@@ -297,6 +309,26 @@ export function ElementsEditor({
                   />
                 </Small>
               ))}
+            </div>
+            <div className="mt-2 max-w-xs">
+              <Small label="Prices" error={errors.get(`elements.${i}.restrictions.reservation`)}>
+                <select
+                  className={cell}
+                  value={el.restrictions.reservation ?? ""}
+                  onChange={(e) =>
+                    setElement(i, {
+                      ...el,
+                      restrictions: { ...el.restrictions, reservation: e.target.value },
+                    })
+                  }
+                >
+                  {PRICES.map(([value, label]) => (
+                    <option key={value} value={value}>
+                      {label}
+                    </option>
+                  ))}
+                </select>
+              </Small>
             </div>
             <fieldset className="mt-2">
               <legend className="text-xs font-medium">Days of week</legend>

@@ -28,6 +28,7 @@ type Quote = {
   price_bound: { applied: string | null; excl_vat_minor: number; incl_vat_minor: number };
   pricing_summary: string;
   price_summary: string;
+  warnings: { code: string; message: string }[];
 };
 
 const money = (minor: number) => `$${(minor / 100).toFixed(2)}`;
@@ -38,7 +39,29 @@ const DIMENSIONS: Record<string, { label: string; volume: (v: number) => string 
   time: { label: "Charging time", volume: (s) => `${(s / 60).toFixed(1)} min` },
   parking_time: { label: "Idle time", volume: (s) => `${(s / 60).toFixed(1)} min` },
   flat: { label: "Session fee", volume: (n) => `${n} ${n === 1 ? "session" : "sessions"}` },
+  reservation: { label: "Reservation", volume: (s) => `${(s / 60).toFixed(1)} min` },
+  reservation_fee: { label: "Reservation fee", volume: (n) => `${n}` },
 };
+
+/** Fields a JSON edit of a complex tariff starts from: everything the API returns for it. */
+const JSON_FIELDS = [
+  "name",
+  "time_zone",
+  "elements",
+  "tariff_alt_text",
+  "rules",
+  "min_price",
+  "max_price",
+  "type",
+  "tariff_alt_url",
+  "start_date_time",
+  "end_date_time",
+  "energy_mix",
+  "tax_included",
+  "country_code",
+  "party_id",
+  "last_updated",
+] as const;
 const BOUNDS: Record<string, string> = {
   min_price: "Minimum price",
   max_price: "Maximum price",
@@ -144,15 +167,7 @@ function TariffEditor({
   const [json, setJson] = useState(() =>
     JSON.stringify(
       tariff?.is_complex
-        ? {
-            name: tariff.name,
-            time_zone: tariff.time_zone,
-            elements: tariff.elements,
-            tariff_alt_text: tariff.tariff_alt_text,
-            rules: tariff.rules,
-            min_price: tariff.min_price,
-            max_price: tariff.max_price,
-          }
+        ? Object.fromEntries(JSON_FIELDS.map((k) => [k, tariff[k]]).filter(([, v]) => v != null))
         : EXAMPLE_COMPLEX,
       null,
       2,
@@ -193,7 +208,7 @@ function TariffEditor({
           [
             ["simple", "Simple (price per kWh)"],
             ["complex", "Complex (OCPI 2.2.1 elements)"],
-            ["json", "Complex, as JSON (alt text, rules)"],
+            ["json", "Complex, as JSON (alt text, rules, OCPI fields)"],
           ] as const
         ).map(([m, label]) => (
           <label key={m} className="flex items-center gap-1">
@@ -231,7 +246,8 @@ function TariffEditor({
         ) : (
           <label className="block text-sm">
             <span className="font-medium">
-              Tariff (JSON: name, time_zone, elements, tariff_alt_text, rules, min_price, max_price)
+              Tariff (JSON: elements, rules and any OCPI 2.2.1 Tariff field; its id goes in
+              external_reference)
             </span>
             <textarea
               className={`${inputStyles} h-72 font-mono text-xs`}
@@ -275,6 +291,7 @@ function QuotePanel({ tenantId, tariff }: { tenantId: number; tariff: TariffReso
   const quote = useV1Mutation<Quote>("quoteTariff");
   const [kwh, setKwh] = useState("20");
   const [minutes, setMinutes] = useState("60");
+  const [reserved, setReserved] = useState("");
   const q = quote.data;
   return (
     <Card title={`Quote: ${tariff.name}`} testId="quote-panel">
@@ -288,6 +305,9 @@ function QuotePanel({ tenantId, tariff }: { tenantId: number; tariff: TariffReso
               body: {
                 energy_wh: Math.round(Number(kwh) * 1000),
                 duration_seconds: Math.round(Number(minutes) * 60),
+                ...(reserved.trim() === ""
+                  ? {}
+                  : { reservation_seconds: Math.round(Number(reserved) * 60) }),
               },
             })
             .catch(() => undefined);
@@ -308,6 +328,13 @@ function QuotePanel({ tenantId, tariff }: { tenantId: number; tariff: TariffReso
           value={minutes}
           onChange={(e) => setMinutes(e.target.value)}
         />
+        <TextField
+          label="Reserved first (minutes, optional)"
+          type="number"
+          min={0}
+          value={reserved}
+          onChange={(e) => setReserved(e.target.value)}
+        />
         <Button type="submit" variant="primary">
           Price it
         </Button>
@@ -321,6 +348,11 @@ function QuotePanel({ tenantId, tariff }: { tenantId: number; tariff: TariffReso
           <p className="mb-3 text-xs text-slate-600 dark:text-slate-400">
             Tariff: {q.pricing_summary}
           </p>
+          {q.warnings.map((w) => (
+            <p key={w.code + w.message} role="status" className="mb-2 text-xs text-amber-800">
+              {w.message}
+            </p>
+          ))}
           <Table head={["Dimension", "Billed volume", "Excl. VAT", "Incl. VAT"]}>
             {Object.entries(q.dimensions).map(([name, d]) => (
               <tr key={name}>

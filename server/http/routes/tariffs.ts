@@ -22,7 +22,7 @@ import { defineRoute } from "../route";
 const tag = "Tariffs";
 const tariffParams = z.object({ tenant_id: idParam, tariff_id: idParam });
 const versionNote =
-  "2026-10-15 responses carry `elements`, `tariff_alt_text`, `rules`, `time_zone`; 2026-10-14 responses show a complex tariff as its base `rate_minor_per_kwh` plus `is_complex` and `pricing_summary`.";
+  "2026-10-15 responses carry `elements`, `tariff_alt_text`, `rules`, `time_zone`, the price bounds and the OCPI fields given (`type`, `tariff_alt_url`, `start_date_time`, `end_date_time`, `energy_mix`, `tax_included`, `country_code`, `party_id`, `last_updated`; null when absent); 2026-10-14 responses show a complex tariff as its base `rate_minor_per_kwh` plus `is_complex` and `pricing_summary`.";
 
 export const tariffRoutes = [
   defineRoute({
@@ -47,7 +47,7 @@ export const tariffRoutes = [
     path: "/v1/tenants/{tenant_id}/tariffs",
     operationId: "createTariff",
     summary: "Create a tariff (simple or OCPI 2.2.1 complex)",
-    description: `Simple: \`rate_minor_per_kwh\`. Complex: \`elements\` (OCPI 2.2.1; prices in dollars excl. VAT), optional \`tariff_alt_text\`, \`rules\`, \`time_zone\`, \`min_price\`, \`max_price\`. 422 \`tariff_invalid\` lists every offending path in \`details.issues\`. ${versionNote}`,
+    description: `Simple: \`rate_minor_per_kwh\`. Complex: \`elements\` (OCPI 2.2.1; prices in dollars excl. VAT), optional \`tariff_alt_text\`, \`rules\`, \`time_zone\`, \`min_price\`, \`max_price\`. An OCPI 2.2.1 Tariff object is accepted as partners send it (its \`id\` goes in \`external_reference\`); \`currency\` must be USD. Sessions starting outside \`start_date_time\`/\`end_date_time\` are not priced (409 \`tariff_not_valid_at\`). 422 \`tariff_invalid\` lists every offending path in \`details.issues\`. ${versionNote}`,
     tag,
     auth: "tenant",
     scopes: ["billing:write"],
@@ -74,7 +74,7 @@ export const tariffRoutes = [
     body: simulateBody,
     status: 200,
     response: priceResultSchema,
-    errors: ["tariff_invalid", "transaction_start_unknown"],
+    errors: ["tariff_invalid", "transaction_start_unknown", "tariff_not_valid_at"],
     handler: async ({ params, body, db }) => ({
       body: await simulateTariff({ tenantId: params.tenant_id, input: body, db }),
     }),
@@ -158,6 +158,7 @@ export const tariffRoutes = [
     body: quoteBody,
     status: 200,
     response: priceResultSchema,
+    errors: ["transaction_start_unknown", "tariff_not_valid_at"],
     handler: async ({ params, body, db }) => ({
       body: await quoteTariff({
         tenantId: params.tenant_id,
