@@ -2,7 +2,13 @@ import path from "node:path";
 import { defineConfig } from "vitest/config";
 
 export default defineConfig({
-  resolve: { alias: { "@": path.resolve(import.meta.dirname) } },
+  resolve: {
+    alias: {
+      "@": path.resolve(import.meta.dirname),
+      // server modules are marked server-only; tests run them on the server, where it is empty
+      "server-only": path.resolve(import.meta.dirname, "node_modules/server-only/empty.js"),
+    },
+  },
   test: {
     include: ["server/**/*.test.ts", "ocpp/**/*.test.ts", "scripts/**/*.test.ts"],
     // One PostgreSQL for the whole run; every test file gets its own database cloned from a

@@ -1,5 +1,5 @@
 import { env } from "@/server/env";
-import { API_VERSIONS, LATEST_VERSION } from "@/server/http/versions";
+import { API_VERSIONS, LATEST_VERSION } from "@/server/versions";
 
 export const dynamic = "force-dynamic";
 

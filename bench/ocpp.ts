@@ -32,9 +32,13 @@ const round = (n: number) => Math.round(n * 100) / 100;
  * over Linux's 128 KiB limit for one argument: spawn fails with E2BIG).
  */
 function sim(job: unknown, onLine: (line: Record<string, unknown>) => void) {
-  const child = spawn("node_modules/.bin/tsx", ["bench/charger-sim.ts", JSON.stringify(job)], {
-    stdio: ["ignore", "pipe", "inherit"],
-  });
+  const child = spawn(
+    "node_modules/.bin/tsx",
+    ["--conditions=react-server", "bench/charger-sim.ts", JSON.stringify(job)],
+    {
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  );
   readline
     .createInterface({ input: child.stdout })
     .on("line", (line) => onLine(JSON.parse(line) as Record<string, unknown>));

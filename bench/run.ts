@@ -39,8 +39,12 @@ if (!name || !(name in BENCHMARKS)) {
 
 const file = path.join(dir, `${name}.ts`);
 if (!fs.existsSync(file)) throw new Error(`${file} is listed but missing`);
-const child = spawn(path.join(dir, "..", "node_modules", ".bin", "tsx"), [file, ...args], {
-  cwd: path.join(dir, ".."), // the benchmarks write bench/results/ relative to the project
-  stdio: "inherit",
-});
+const child = spawn(
+  path.join(dir, "..", "node_modules", ".bin", "tsx"),
+  ["--conditions=react-server", file, ...args],
+  {
+    cwd: path.join(dir, ".."), // the benchmarks write bench/results/ relative to the project
+    stdio: "inherit",
+  },
+);
 child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

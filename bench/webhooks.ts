@@ -32,10 +32,14 @@ async function workers(count: number) {
   const children: ChildProcess[] = [];
   await Promise.all(
     Array.from({ length: count }, () => {
-      const child = spawn("node_modules/.bin/tsx", ["bench/webhook-worker-process.ts"], {
-        env: process.env,
-        stdio: ["ignore", "pipe", "inherit"],
-      });
+      const child = spawn(
+        "node_modules/.bin/tsx",
+        ["--conditions=react-server", "bench/webhook-worker-process.ts"],
+        {
+          env: process.env,
+          stdio: ["ignore", "pipe", "inherit"],
+        },
+      );
       children.push(child);
       return new Promise<void>((resolve) => child.stdout.once("data", () => resolve()));
     }),

@@ -172,7 +172,7 @@ async function main() {
       labelWidth: 4,
       log: say,
       start: () =>
-        spawn(process.execPath, ["--import", "tsx", "ocpp/main.ts"], {
+        spawn(process.execPath, ["--conditions=react-server", "--import", "tsx", "ocpp/main.ts"], {
           cwd: ROOT,
           env: childEnv,
           stdio: ["ignore", "pipe", "pipe"],

@@ -1,3 +1,7 @@
+// Server code only: a client component that imports this (directly or through any service) fails
+// to build. Node entry points (the gateway, scripts, tests) resolve it with the react-server
+// condition (`--conditions=react-server`), where it is an empty module.
+import "server-only";
 import fs from "node:fs";
 import path from "node:path";
 import { z } from "zod";

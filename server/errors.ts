@@ -1,93 +1,91 @@
 /**
- * One error class with a closed set of codes and one code-to-status table, used by /v1, tRPC and
- * the OCPP gateway alike. Every non-2xx /v1 answer has the shape `{ error: { code, message, details } }`.
+ * Domain errors: one class with a closed set of codes, thrown by services wherever they run (/v1,
+ * the console's tRPC procedures, the OCPP gateway, jobs). A code says what went wrong in the
+ * product's words; transports decide how to say it (the /v1 router adds the HTTP status, headers
+ * such as `Retry-After` and where each field came from: server/http/errors.ts).
  */
-export const ERROR_STATUS = {
+export const ERROR_CODES = [
   // request shape
-  invalid_json: 400,
-  invalid_api_version: 400,
-  idempotency_key_missing: 400,
-  idempotency_key_invalid: 400,
-  unauthenticated: 401,
-  forbidden: 403,
-  insufficient_scope: 403,
-  stations_admin_required: 403,
-  user_token_required: 403,
-  no_grant: 403,
-  not_found: 404,
-  route_not_found: 404,
-  method_not_allowed: 405,
-  idempotency_key_in_progress: 409,
-  payload_too_large: 413,
-  unsupported_media_type: 415,
-  validation_failed: 422,
-  idempotency_key_reused: 422,
-  rate_limited: 429,
-  internal_error: 500,
-  service_unavailable: 503,
+  "invalid_json",
+  "invalid_api_version",
+  "idempotency_key_missing",
+  "idempotency_key_invalid",
+  "unauthenticated",
+  "forbidden",
+  "insufficient_scope",
+  "stations_admin_required",
+  "user_token_required",
+  "no_grant",
+  "not_found",
+  "route_not_found",
+  "method_not_allowed",
+  "idempotency_key_in_progress",
+  "payload_too_large",
+  "unsupported_media_type",
+  "validation_failed",
+  "idempotency_key_reused",
+  "rate_limited",
+  "internal_error",
+  "service_unavailable",
   // resources
-  external_reference_taken: 409,
-  station_name_taken: 409,
-  station_has_history: 409,
-  transaction_active: 409,
-  location_not_found: 422,
-  station_offline: 409,
-  station_online: 409,
-  connector_not_found: 422,
-  transaction_not_found: 422,
-  transaction_ended: 409,
-  dispatch_unconfirmed: 502,
-  outcome_unknown: 503,
-  credentials_rate_limited: 429,
-  webhook_url_invalid: 422,
-  webhook_limit_reached: 409,
-  tariff_invalid: 422,
+  "external_reference_taken",
+  "station_name_taken",
+  "station_has_history",
+  "transaction_active",
+  "location_not_found",
+  "station_offline",
+  "station_online",
+  "connector_not_found",
+  "transaction_not_found",
+  "transaction_ended",
+  "dispatch_unconfirmed",
+  "outcome_unknown",
+  "credentials_rate_limited",
+  "webhook_url_invalid",
+  "webhook_limit_reached",
+  "tariff_invalid",
   // teams and keys
-  last_owner: 409,
-  already_member: 409,
-  invite_pending: 409,
-  invite_closed: 409,
-  invite_expired: 410,
-  project_limit: 409,
-  project_name_taken: 409,
-  scope_mix: 422,
-  tariff_complex: 409,
-  transaction_start_unknown: 409,
-  tariff_not_valid_at: 409,
-} as const;
+  "last_owner",
+  "already_member",
+  "invite_pending",
+  "invite_closed",
+  "invite_expired",
+  "project_limit",
+  "project_name_taken",
+  "scope_mix",
+  "tariff_complex",
+  "transaction_start_unknown",
+  "tariff_not_valid_at",
+] as const;
 
-export type ErrorCode = keyof typeof ERROR_STATUS;
+export type ErrorCode = (typeof ERROR_CODES)[number];
 
-export type ErrorBody = {
-  error: { code: ErrorCode; message: string; details: Record<string, unknown> };
-};
+/** A field a service refuses, by its path in the input (`address.street`, `elements.0.price`). */
+export type FieldIssue = { field: string; message: string; location?: "path" | "query" | "body" };
 
-export class ApiError extends Error {
+export class DomainError extends Error {
   readonly code: ErrorCode;
   readonly details: Record<string, unknown>;
-  readonly headers: Record<string, string>;
+  /** when retrying may succeed (limits): transports say it (`Retry-After`) */
+  readonly retryAfterSeconds: number | undefined;
 
   constructor(
     code: ErrorCode,
     message: string,
     details: Record<string, unknown> = {},
-    headers: Record<string, string> = {},
+    options: { retryAfterSeconds?: number } = {},
   ) {
     super(message);
-    this.name = "ApiError";
+    this.name = "DomainError";
     this.code = code;
     this.details = details;
-    this.headers = headers;
-  }
-
-  get status(): number {
-    return ERROR_STATUS[this.code];
-  }
-
-  toBody(): ErrorBody {
-    return { error: { code: this.code, message: this.message, details: this.details } };
+    this.retryAfterSeconds = options.retryAfterSeconds;
   }
 }
 
 export const notFound = (what = "resource") =>
-  new ApiError("not_found", `No such ${what}.`, { resource: what });
+  new DomainError("not_found", `No such ${what}.`, { resource: what });
+
+/** A refusal of named input fields (`details.fields`), e.g. 422 `validation_failed`. */
+export const fieldError = (code: ErrorCode, message: string, fields: FieldIssue[]) =>
+  new DomainError(code, message, { fields });

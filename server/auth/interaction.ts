@@ -1,8 +1,8 @@
 import { db } from "../db";
 import { env } from "../env";
-import { ApiError } from "../errors";
+import { DomainError } from "../errors";
 import { clientAddress } from "../http/client-address";
-import { consumeRateLimit } from "../http/rate-limit";
+import { consumeRateLimit } from "../lib/rate-limit";
 import { checkPassword, signUp } from "./accounts";
 import { oidcProvider } from "./oidc-provider";
 
@@ -16,7 +16,7 @@ async function withinLimit(bucket: string, limit: number): Promise<boolean> {
     await consumeRateLimit(db(), bucket.slice(0, 200), limit);
     return true;
   } catch (error) {
-    if (error instanceof ApiError && error.code === "rate_limited") return false;
+    if (error instanceof DomainError && error.code === "rate_limited") return false;
     throw error;
   }
 }

@@ -1,5 +1,5 @@
 import { db } from "../db";
-import { userCaller, type UserCaller } from "../http/auth";
+import { userCaller, type UserCaller } from "../access/caller";
 import { auth } from "./next-auth";
 
 /**

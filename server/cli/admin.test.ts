@@ -13,7 +13,7 @@ function admin(...args: string[]) {
   delete env.DATABASE_URL;
   const res = spawnSync(
     path.join(ROOT, "node_modules", ".bin", "tsx"),
-    ["server/cli/admin.ts", ...args],
+    ["--conditions=react-server", "server/cli/admin.ts", ...args],
     { cwd: ROOT, env, encoding: "utf8" },
   );
   return { code: res.status, stdout: res.stdout, stderr: res.stderr };

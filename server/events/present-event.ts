@@ -1,5 +1,5 @@
 import type { Event } from "../generated/prisma/client";
-import { LATEST_VERSION, type ApiVersion } from "../http/versions";
+import { LATEST_VERSION, type ApiVersion } from "../versions";
 
 export type EventResource = {
   id: string;

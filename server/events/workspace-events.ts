@@ -1,8 +1,8 @@
 import { z } from "zod";
 import type { DbTx } from "../db";
-import { ApiError } from "../errors";
+import { DomainError } from "../errors";
 import type { Prisma, WorkspaceEvent } from "../generated/prisma/client";
-import type { Caller } from "../http/auth";
+import type { Caller } from "../access/caller";
 import { newId } from "../lib/ids";
 import { ownedWorkspace } from "../teams/team-access";
 import { sequencePage } from "./list-events";
@@ -66,14 +66,14 @@ export async function appendWorkspaceEvent(
 export async function workspaceOf(db: DbTx, caller: Caller): Promise<number> {
   if (caller.kind === "api_key") {
     if (caller.tenantId !== null) {
-      throw new ApiError(
+      throw new DomainError(
         "forbidden",
         "A project key reads its project's events at /v1/tenants/{tenant_id}/events; workspace events need a workspace key.",
         { key_id: caller.keyId, tenant_id: caller.tenantId },
       );
     }
     if (!caller.grantedScopes.includes("sandbox:read")) {
-      throw new ApiError("insufficient_scope", "This API key lacks the scope sandbox:read.", {
+      throw new DomainError("insufficient_scope", "This API key lacks the scope sandbox:read.", {
         required_scopes: ["sandbox:read"],
         missing_scopes: ["sandbox:read"],
       });
@@ -82,7 +82,7 @@ export async function workspaceOf(db: DbTx, caller: Caller): Promise<number> {
   }
   const owned = await ownedWorkspace(db, caller.userId);
   if (!owned) {
-    throw new ApiError(
+    throw new DomainError(
       "no_grant",
       "You own no workspace yet: create one with POST /v1/workspace.",
       {},

@@ -1,4 +1,4 @@
-import { ApiError } from "../errors";
+import { DomainError } from "../errors";
 
 /** Largest request body accepted on any route (documented in the OpenAPI document). */
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -9,12 +9,12 @@ export const MAX_BODY_BYTES = 64 * 1024;
 export const MAX_JSON_DEPTH = 64;
 
 const tooLarge = () =>
-  new ApiError("payload_too_large", `Request bodies are limited to ${MAX_BODY_BYTES} bytes.`, {
+  new DomainError("payload_too_large", `Request bodies are limited to ${MAX_BODY_BYTES} bytes.`, {
     max_bytes: MAX_BODY_BYTES,
   });
 
 export const nestedTooDeeply = () =>
-  new ApiError(
+  new DomainError(
     "invalid_json",
     `The request body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels.`,
     { max_depth: MAX_JSON_DEPTH },
@@ -30,7 +30,7 @@ export async function readBodyText(req: Request): Promise<string> {
   let size = 0;
   for (;;) {
     const { done, value } = await reader.read().catch(() => {
-      throw new ApiError("invalid_json", "The request body ended before it was complete.");
+      throw new DomainError("invalid_json", "The request body ended before it was complete.");
     });
     if (done) break;
     size += value.byteLength;
@@ -43,7 +43,7 @@ export async function readBodyText(req: Request): Promise<string> {
   try {
     return new TextDecoder("utf-8", { fatal: true }).decode(Buffer.concat(chunks));
   } catch {
-    throw new ApiError("invalid_json", "The request body is not valid UTF-8.");
+    throw new DomainError("invalid_json", "The request body is not valid UTF-8.");
   }
 }
 
@@ -56,7 +56,7 @@ export async function readJsonBody(req: Request): Promise<unknown> {
   if (text.trim() === "") return undefined;
   const type = (req.headers.get("content-type") ?? "").split(";")[0]?.trim().toLowerCase();
   if (type !== "application/json" && !type?.endsWith("+json")) {
-    throw new ApiError(
+    throw new DomainError(
       "unsupported_media_type",
       "Send the body as `Content-Type: application/json`.",
       {
@@ -68,7 +68,7 @@ export async function readJsonBody(req: Request): Promise<unknown> {
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {
-    throw new ApiError("invalid_json", "The request body is not valid JSON.", {
+    throw new DomainError("invalid_json", "The request body is not valid JSON.", {
       reason: (error as Error).message.slice(0, 200),
     });
   }

@@ -10,7 +10,7 @@
 import fc from "fast-check";
 import { beforeEach, describe, expect, it } from "vitest";
 import { db } from "../db";
-import { ERROR_STATUS } from "../errors";
+import { ERROR_STATUS } from "./errors";
 import { call } from "../testing/api";
 import { aTenantWithKey } from "../testing/builders";
 import {

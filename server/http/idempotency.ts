@@ -1,4 +1,4 @@
-import { ApiError } from "../errors";
+import { DomainError } from "../errors";
 import type { Db, DbTx } from "../db";
 import { inTransaction } from "../db/retry";
 import { sha256Hex } from "../lib/ids";
@@ -24,7 +24,7 @@ export const IDEMPOTENCY_TTL_HOURS = 24;
 export function readIdempotencyKey(header: string | null, required: boolean): string | undefined {
   if (header === null || header === "") {
     if (required) {
-      throw new ApiError(
+      throw new DomainError(
         "idempotency_key_missing",
         "This route requires an Idempotency-Key header.",
         {
@@ -35,7 +35,7 @@ export function readIdempotencyKey(header: string | null, required: boolean): st
     return undefined;
   }
   if (!IDEMPOTENCY_KEY_PATTERN.test(header)) {
-    throw new ApiError(
+    throw new DomainError(
       "idempotency_key_invalid",
       "Idempotency-Key must be 8 to 128 printable characters without spaces.",
       { header: "Idempotency-Key" },
@@ -70,14 +70,14 @@ export async function withIdempotency(
           where: { apiKeyId_key: { apiKeyId: scope.apiKeyId, key: scope.key } },
         });
         if (!existing || existing.requestHash !== requestHash) {
-          throw new ApiError(
+          throw new DomainError(
             "idempotency_key_reused",
             "This Idempotency-Key was used with a different request; use a new key for a new operation.",
             { header: "Idempotency-Key" },
           );
         }
         if (existing.responseStatus === null) {
-          throw new ApiError(
+          throw new DomainError(
             "idempotency_key_in_progress",
             "A request with this Idempotency-Key is still in progress.",
             {},

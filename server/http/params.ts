@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { MAX_CURSOR } from "./pagination";
+import { MAX_CURSOR } from "../lib/pagination";
 
 /** Integer resource IDs in paths: digits only, within PostgreSQL's integer range. */
 export const idParam = z

@@ -1,10 +1,11 @@
 import crypto from "node:crypto";
-import { ApiError } from "../errors";
-import { LATEST_VERSION } from "./versions";
+import { DomainError } from "../errors";
+import { ERROR_STATUS, errorBody } from "./errors";
+import { LATEST_VERSION } from "../versions";
 
 /** The one answer for a /v1 path that names no route, from the router and from `proxy.ts` alike. */
 export const routeNotFound = (pathname: string) =>
-  new ApiError("route_not_found", `No route ${pathname.slice(0, 200)}.`, {
+  new DomainError("route_not_found", `No route ${pathname.slice(0, 200)}.`, {
     path: pathname.slice(0, 200),
   });
 
@@ -28,8 +29,8 @@ export function hasUndecodableSegment(rawPath: string): boolean {
 export function undecodablePathResponse(method: string, rawPath: string): Response | undefined {
   if (!hasUndecodableSegment(rawPath)) return undefined;
   const error = routeNotFound(rawPath);
-  return new Response(method === "HEAD" ? null : JSON.stringify(error.toBody()), {
-    status: error.status,
+  return new Response(method === "HEAD" ? null : JSON.stringify(errorBody(error)), {
+    status: ERROR_STATUS[error.code],
     headers: {
       "Content-Type": "application/json; charset=utf-8",
       "Cache-Control": "no-store",

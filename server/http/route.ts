@@ -2,8 +2,9 @@ import type { z } from "zod";
 import type { Db, DbTx } from "../db";
 import type { ErrorCode } from "../errors";
 import type { Scope } from "../keys/scopes";
-import type { Caller, TenantPrincipal, UserCaller } from "./auth";
-import type { ApiVersion, Deprecation } from "./versions";
+import type { Caller, TenantPrincipal, UserCaller } from "../access/caller";
+import type { ApiVersion } from "../versions";
+import type { Deprecation } from "./versions";
 
 export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 

@@ -1,16 +1,20 @@
 import crypto from "node:crypto";
 import { db as getDb } from "../db";
-import { ApiError, type ErrorBody } from "../errors";
+import { DomainError } from "../errors";
+import { countAttempt, rateLimited, type RateLimitState } from "../lib/rate-limit";
 import { log } from "../log";
 import { missingScopes } from "../keys/scopes";
-import { authenticate, resolveTenantAccess, type Caller, type TenantPrincipal } from "./auth";
+import { resolveTenantAccess } from "../access/tenant-access";
+import type { Caller, TenantPrincipal } from "../access/caller";
+import { authenticate } from "./auth";
 import { readJsonBody } from "./body";
 import { readIdempotencyKey, withIdempotency } from "./idempotency";
 import { routeNotFound } from "./raw-path";
-import { consumeRateLimit, rateLimitHeaders } from "./rate-limit";
+import { ERROR_STATUS, errorBody, errorHeaders, locateFields } from "./errors";
 import type { Method, RouteDef } from "./route";
 import { parseOrThrow } from "./validation";
-import { deprecationHeaders, LATEST_VERSION, requestedVersion, type ApiVersion } from "./versions";
+import { LATEST_VERSION, type ApiVersion } from "../versions";
+import { deprecationHeaders, requestedVersion } from "./versions";
 
 type CompiledRoute = { def: RouteDef; pattern: RegExp; names: string[] };
 
@@ -62,9 +66,17 @@ function json(status: number, body: unknown, headers: Record<string, string>): R
   });
 }
 
-function errorResponse(error: ApiError, headers: Record<string, string>): Response {
-  const body: ErrorBody = error.toBody();
-  return json(error.status, body, { ...headers, ...error.headers });
+function errorResponse(error: DomainError, headers: Record<string, string>): Response {
+  return json(ERROR_STATUS[error.code], errorBody(error), { ...headers, ...errorHeaders(error) });
+}
+
+/** Documented rate-limit headers (IETF RateLimit header fields draft, plain form). */
+function rateLimitHeaders(state: RateLimitState): Record<string, string> {
+  return {
+    "RateLimit-Limit": String(state.limit),
+    "RateLimit-Remaining": String(state.remaining),
+    "RateLimit-Reset": String(state.resetSeconds),
+  };
 }
 
 /**
@@ -88,6 +100,12 @@ export function createRouter(routes: RouteDef[]) {
     };
     const url = new URL(req.url);
     const method = req.method.toUpperCase();
+    // what the request carried, so a service's field errors can say where each field came from
+    const parts: { params: unknown; query: unknown; body: unknown } = {
+      params: {},
+      query: {},
+      body: undefined,
+    };
     try {
       const candidates = match(compiled, url.pathname);
       if (candidates.length === 0) {
@@ -105,11 +123,10 @@ export function createRouter(routes: RouteDef[]) {
         });
       }
       if (!hit) {
-        throw new ApiError(
+        throw new DomainError(
           "method_not_allowed",
           `${method.slice(0, 10)} is not allowed on this route.`,
           { allowed_methods: allowed },
-          { Allow: allowed.join(", ") },
         );
       }
       const def = hit.route.def;
@@ -124,15 +141,12 @@ export function createRouter(routes: RouteDef[]) {
         const version: ApiVersion = asked ?? caller.apiVersion;
         headers["Service-Version"] = version;
         if (!as) {
-          Object.assign(
-            headers,
-            rateLimitHeaders(
-              await consumeRateLimit(rootDb, caller.actorId, caller.rateLimitPerMinute),
-            ),
-          );
+          const limit = await countAttempt(rootDb, caller.actorId, caller.rateLimitPerMinute);
+          Object.assign(headers, rateLimitHeaders(limit));
+          if (limit.exceeded) throw rateLimited(limit);
         }
         if (def.auth === "user" && caller.kind !== "user") {
-          throw new ApiError(
+          throw new DomainError(
             "user_token_required",
             "This route needs a signed-in user's access token, not an API key.",
             {},
@@ -142,12 +156,12 @@ export function createRouter(routes: RouteDef[]) {
           const pathTenant = hit.params.tenant_id ?? "";
           // Same answer for a tenant that exists and one that does not.
           if (!/^[1-9]\d{0,9}$/.test(pathTenant) || Number(pathTenant) > 2147483647) {
-            throw new ApiError("not_found", "No such tenant.", { resource: "tenant" });
+            throw new DomainError("not_found", "No such tenant.", { resource: "tenant" });
           }
           principal = await resolveTenantAccess(rootDb, caller, Number(pathTenant));
           const missing = missingScopes(principal.scopes, def.scopes ?? []);
           if (missing.length) {
-            throw new ApiError(
+            throw new DomainError(
               "insufficient_scope",
               `${caller.kind === "api_key" ? "This API key lacks" : "Your role does not grant"} the scope ${missing.join(", ")}.`,
               { required_scopes: def.scopes ?? [], missing_scopes: missing },
@@ -165,17 +179,19 @@ export function createRouter(routes: RouteDef[]) {
       const idempotencyKey = def.idempotency
         ? readIdempotencyKey(req.headers.get("idempotency-key"), def.idempotency === "required")
         : undefined;
+      Object.assign(parts, { params, query });
       let body: unknown = undefined;
       if (method !== "GET" && method !== "HEAD") {
         const raw = await readJsonBody(req);
         if (def.body) body = parseOrThrow(def.body, raw, "body");
         else if (raw !== undefined) {
-          throw new ApiError("validation_failed", "This route takes no request body.", {
+          throw new DomainError("validation_failed", "This route takes no request body.", {
             fields: [{ field: "body", message: "must be empty", location: "body" }],
           });
         }
       }
 
+      parts.body = body;
       const run = async (
         db: typeof rootDb | Parameters<Parameters<typeof withIdempotency>[2]>[0],
       ) => {
@@ -218,22 +234,22 @@ export function createRouter(routes: RouteDef[]) {
       if (method === "HEAD") return new Response(null, { status, headers });
       return json(status, responseBody, headers);
     } catch (error) {
-      if (error instanceof ApiError) return errorResponse(error, headers);
+      if (error instanceof DomainError) return errorResponse(locateFields(error, parts), headers);
       if (isDatabaseUnavailable(error)) {
         log.error("database unavailable", { requestId, error });
         return errorResponse(
-          new ApiError(
+          new DomainError(
             "service_unavailable",
             "The database is not answering; retry shortly.",
             {},
-            { "Retry-After": "5" },
+            { retryAfterSeconds: 5 },
           ),
           headers,
         );
       }
       log.error("unhandled error", { requestId, method, path: url.pathname, error });
       return errorResponse(
-        new ApiError("internal_error", "Something went wrong on our side.", {
+        new DomainError("internal_error", "Something went wrong on our side.", {
           request_id: requestId,
         }),
         headers,

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { ApiError } from "../errors";
+import { DomainError } from "../errors";
 
 export type FieldIssue = {
   field: string;
@@ -11,7 +11,7 @@ const MAX_ISSUES = 50;
 const NUL = "\u0000";
 
 /** Turns zod issues into a 422 naming each failing field. */
-export function validationError(location: FieldIssue["location"], error: z.ZodError): ApiError {
+export function validationError(location: FieldIssue["location"], error: z.ZodError): DomainError {
   const fields: FieldIssue[] = error.issues
     .slice(0, MAX_ISSUES)
     .map((issue) => {
@@ -26,7 +26,7 @@ export function validationError(location: FieldIssue["location"], error: z.ZodEr
     })
     .flat();
   const first = fields[0];
-  return new ApiError(
+  return new DomainError(
     "validation_failed",
     first ? `Invalid ${location}: ${first.field} ${first.message}` : `Invalid ${location}.`,
     { fields },
@@ -69,7 +69,7 @@ export function parseOrThrow<S extends z.ZodType>(
   const nul = nulCharacterIssues(value, location);
   if (nul.length) {
     const first = nul[0]!;
-    throw new ApiError(
+    throw new DomainError(
       "validation_failed",
       `Invalid ${location}: ${first.field} ${first.message}`,
       { fields: nul },

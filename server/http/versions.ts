@@ -1,28 +1,12 @@
-import { ApiError } from "../errors";
-
-/** Dated versions of the /v1 contract, newest first (spec section 9). At most two are supported. */
-export const API_VERSIONS = ["2026-10-15", "2026-10-14"] as const;
-export type ApiVersion = (typeof API_VERSIONS)[number];
-export const LATEST_VERSION: ApiVersion = API_VERSIONS[0];
-
-export const VERSION_STATUS: Record<
-  ApiVersion,
-  { status: "current" | "supported"; sunset: string | null }
-> = {
-  "2026-10-15": { status: "current", sunset: null },
-  "2026-10-14": { status: "supported", sunset: null },
-};
-
-export function isApiVersion(value: string): value is ApiVersion {
-  return (API_VERSIONS as readonly string[]).includes(value);
-}
+import { DomainError } from "../errors";
+import { API_VERSIONS, isApiVersion, type ApiVersion } from "../versions";
 
 /** The version a request asked for in `Service-Version`, or undefined when it asked for none. */
 export function requestedVersion(header: string | null): ApiVersion | undefined {
   if (header === null) return undefined;
   const value = header.trim();
   if (!isApiVersion(value)) {
-    throw new ApiError(
+    throw new DomainError(
       "invalid_api_version",
       `Service-Version "${value.slice(0, 40)}" is not supported.`,
       { supported_versions: [...API_VERSIONS] },

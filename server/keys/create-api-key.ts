@@ -1,7 +1,7 @@
 import type { DbTx } from "../db";
 import { db as defaultDb } from "../db";
 import { newId, randomBase62, sha256Hex } from "../lib/ids";
-import { LATEST_VERSION, type ApiVersion } from "../http/versions";
+import { LATEST_VERSION, type ApiVersion } from "../versions";
 import type { Scope, WorkspaceScope } from "./scopes";
 
 /** Every live key starts with this; secrets are 48 base62 characters after it. */

@@ -1,8 +1,8 @@
 import { z } from "zod";
 import type { Db, DbTx } from "../db";
-import { ApiError } from "../errors";
-import type { UserCaller } from "../http/auth";
-import { API_VERSIONS, type ApiVersion } from "../http/versions";
+import { DomainError } from "../errors";
+import type { UserCaller } from "../access/caller";
+import { API_VERSIONS, type ApiVersion } from "../versions";
 import { roleAllows, scopesOf, TEAM_PERMISSIONS } from "../teams/roles";
 import { ownedWorkspace, requireTeam, teamAccess } from "../teams/team-access";
 import { createApiKey } from "./create-api-key";
@@ -80,15 +80,19 @@ function splitScopes(scopes: string[]) {
   const project = scopes.filter(isProjectScope);
   const workspace = scopes.filter(isWorkspaceScope);
   if (project.length && workspace.length) {
-    throw new ApiError("scope_mix", "A key holds project scopes or workspace scopes, not both.", {
-      project_scopes: project,
-      workspace_scopes: workspace,
-    });
+    throw new DomainError(
+      "scope_mix",
+      "A key holds project scopes or workspace scopes, not both.",
+      {
+        project_scopes: project,
+        workspace_scopes: workspace,
+      },
+    );
   }
   return { project: [...new Set(project)], workspace: [...new Set(workspace)] };
 }
 
-const noSuchTenant = () => new ApiError("not_found", "No such tenant.", { resource: "tenant" });
+const noSuchTenant = () => new DomainError("not_found", "No such tenant.", { resource: "tenant" });
 
 /**
  * The caller's standing in a project's team. A project that exists but is not the caller's gets
@@ -100,7 +104,7 @@ async function projectAccess(db: DbTx, caller: UserCaller, tenantId: number) {
   try {
     return await teamAccess(db, caller, tenant.teamId);
   } catch (error) {
-    if (error instanceof ApiError && error.code === "not_found") throw noSuchTenant();
+    if (error instanceof DomainError && error.code === "not_found") throw noSuchTenant();
     throw error;
   }
 }
@@ -114,7 +118,7 @@ export async function createProjectKey(
 ) {
   const { project, workspace } = splitScopes(input.scopes);
   if (workspace.length) {
-    throw new ApiError("scope_mix", "Project keys hold project scopes only.", {
+    throw new DomainError("scope_mix", "Project keys hold project scopes only.", {
       workspace_scopes: workspace,
     });
   }
@@ -123,7 +127,7 @@ export async function createProjectKey(
   const held = scopesOf(access.role, access.platformRole);
   const beyond = project.filter((s) => !held.has(s));
   if (beyond.length) {
-    throw new ApiError(
+    throw new DomainError(
       "insufficient_scope",
       `Your role does not hold ${beyond.join(", ")}, so a key you create cannot either.`,
       { missing_scopes: beyond },
@@ -146,7 +150,7 @@ async function createWorkspaceKey(
 ) {
   const owned = await ownedWorkspace(db, caller.userId);
   if (!owned) {
-    throw new ApiError("forbidden", "Only a workspace owner can create workspace keys.", {});
+    throw new DomainError("forbidden", "Only a workspace owner can create workspace keys.", {});
   }
   return issue(db, caller, { tenantId: null, teamId: owned.teamId, ...input });
 }
@@ -189,17 +193,15 @@ export async function createKey(
   const { project, workspace } = splitScopes(input.scopes);
   if (project.length) {
     if (input.tenant_id === undefined) {
-      throw new ApiError("validation_failed", "Project scopes need the project's tenant_id.", {
-        fields: [{ field: "tenant_id", message: "required for project scopes", location: "body" }],
+      throw new DomainError("validation_failed", "Project scopes need the project's tenant_id.", {
+        fields: [{ field: "tenant_id", message: "required for project scopes" }],
       });
     }
     return createProjectKey(db, caller, input.tenant_id, { ...input, scopes: project });
   }
   if (input.tenant_id !== undefined) {
-    throw new ApiError("validation_failed", "Workspace keys belong to a team, not a project.", {
-      fields: [
-        { field: "tenant_id", message: "not allowed with workspace scopes", location: "body" },
-      ],
+    throw new DomainError("validation_failed", "Workspace keys belong to a team, not a project.", {
+      fields: [{ field: "tenant_id", message: "not allowed with workspace scopes" }],
     });
   }
   const { tenant_id: _ignored, ...rest } = input;
@@ -233,7 +235,7 @@ export async function listProjectKeys(db: DbTx, caller: UserCaller, tenantId: nu
 /** Revokes a key: the caller's own, or (with a tenant) any key of a project they manage. */
 export async function revokeKey(db: Db, caller: UserCaller, keyId: string, tenantId?: number) {
   const key = await db.apiKey.findUnique({ where: { id: keyId }, include: withOwner });
-  const notFound = new ApiError("not_found", "No such API key.", { resource: "api_key" });
+  const notFound = new DomainError("not_found", "No such API key.", { resource: "api_key" });
   if (!key) throw notFound;
   if (tenantId !== undefined) {
     if (key.tenantId !== tenantId) throw notFound;
@@ -281,7 +283,7 @@ export async function changeRateLimit(
         where: { teamId_userId: { teamId, userId: caller.userId } },
       });
       if (!roleAllows(member?.role, "manageTeam")) {
-        throw new ApiError(
+        throw new DomainError(
           "forbidden",
           "Only an owner or admin of the key's team, or a platform admin, can change its rate limit.",
           { key_id: keyId, required_roles: [...TEAM_PERMISSIONS.manageTeam, "platform-admin"] },
@@ -289,7 +291,7 @@ export async function changeRateLimit(
       }
     },
   });
-  if (!changed) throw new ApiError("not_found", "No such API key.", { resource: "api_key" });
+  if (!changed) throw new DomainError("not_found", "No such API key.", { resource: "api_key" });
   return presentKey(
     await db.apiKey.findUniqueOrThrow({ where: { id: keyId }, include: withOwner }),
   );

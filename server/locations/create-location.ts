@@ -1,5 +1,5 @@
 import { db as defaultDb, type DbTx } from "../db";
-import { ApiError } from "../errors";
+import { DomainError } from "../errors";
 import { isUniqueViolation } from "../lib/unique-violation";
 import type { CreateLocationInput } from "./location-schema";
 import { presentLocation } from "./present-location";
@@ -35,7 +35,7 @@ export async function createLocation({ tenantId, input, db = defaultDb() }: Crea
 }
 
 export const externalReferenceTaken = (value: string | undefined) =>
-  new ApiError(
+  new DomainError(
     "external_reference_taken",
     "Another resource of this tenant already has this external_reference.",
     {

@@ -1,5 +1,5 @@
 import { db as defaultDb, type DbTx } from "../db";
-import { toPage, type Pagination } from "../http/pagination";
+import { toPage, type Pagination } from "../lib/pagination";
 import { presentLocation } from "./present-location";
 
 export type ListLocationsOptions = {

@@ -1,9 +1,10 @@
 import { z } from "zod";
-import { ERROR_STATUS, type ErrorCode } from "../errors";
+import type { ErrorCode } from "../errors";
+import { ERROR_STATUS } from "../http/errors";
 import { MAX_BODY_BYTES, MAX_JSON_DEPTH } from "../http/body";
 import { IDEMPOTENCY_TTL_HOURS } from "../http/idempotency";
 import type { RouteDef } from "../http/route";
-import { API_VERSIONS, LATEST_VERSION } from "../http/versions";
+import { API_VERSIONS, LATEST_VERSION } from "../versions";
 
 /** Error codes any route can answer with, by the kind of route. */
 const COMMON_ERRORS: ErrorCode[] = [

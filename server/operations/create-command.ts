@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { db as defaultDb, type Db, type DbTx } from "../db";
-import { ApiError, notFound } from "../errors";
+import { DomainError, notFound } from "../errors";
 import type { Prisma } from "../generated/prisma/client";
 import { issueToken } from "../charging/authorize-token";
 import { newId } from "../lib/ids";
@@ -83,7 +83,7 @@ export async function createCommand({
   if ("connector_id" in command) {
     connector = station.connectors.find((c) => c.id === command.connector_id);
     if (!connector) {
-      throw new ApiError(
+      throw new DomainError(
         "connector_not_found",
         "connector_id names no connector of this station.",
         {
@@ -91,7 +91,6 @@ export async function createCommand({
             {
               field: "connector_id",
               message: "names no connector of this station",
-              location: "body",
             },
           ],
         },
@@ -104,7 +103,7 @@ export async function createCommand({
       where: { id: command.transaction_id, stationId, tenantId },
     });
     if (!transaction) {
-      throw new ApiError(
+      throw new DomainError(
         "transaction_not_found",
         "transaction_id names no transaction of this station.",
         {
@@ -112,14 +111,13 @@ export async function createCommand({
             {
               field: "transaction_id",
               message: "names no transaction of this station",
-              location: "body",
             },
           ],
         },
       );
     }
     if (transaction.endedAt)
-      throw new ApiError("transaction_ended", "The transaction has already ended.", {
+      throw new DomainError("transaction_ended", "The transaction has already ended.", {
         transaction_id: transaction.id,
       });
     transactionReference = transaction.reference;

@@ -1,5 +1,5 @@
 import { db as defaultDb, type DbTx } from "../db";
-import { ApiError, notFound } from "../errors";
+import { DomainError, notFound } from "../errors";
 
 export type DeleteStationOptions = { tenantId: number; stationId: number; db?: DbTx };
 
@@ -21,7 +21,7 @@ export async function deleteStation({
     select: { id: true },
   });
   if (active) {
-    throw new ApiError(
+    throw new DomainError(
       "transaction_active",
       "The station has an active transaction; stop it first.",
       {
@@ -31,7 +31,7 @@ export async function deleteStation({
   }
   const history = await db.transaction.count({ where: { stationId } });
   if (history > 0) {
-    throw new ApiError(
+    throw new DomainError(
       "station_has_history",
       "The station has charging history and cannot be deleted.",
       {

@@ -1,5 +1,5 @@
 import { db as defaultDb, type DbTx } from "../db";
-import { ApiError } from "../errors";
+import { DomainError } from "../errors";
 import { isUniqueViolation } from "../lib/unique-violation";
 import { externalReferenceTaken } from "../locations/create-location";
 import { presentStation, stationInclude } from "./present-station";
@@ -8,16 +8,14 @@ import type { RegisterStationInput } from "./station-schema";
 export type RegisterStationOptions = { tenantId: number; input: RegisterStationInput; db?: DbTx };
 
 export const stationNameTaken = (name: string) =>
-  new ApiError("station_name_taken", "A station with this name is already registered.", {
+  new DomainError("station_name_taken", "A station with this name is already registered.", {
     field: "name",
     value: name,
   });
 
 export const locationNotFound = (id: number) =>
-  new ApiError("location_not_found", "location_id names no location of this tenant.", {
-    fields: [
-      { field: "location_id", message: "names no location of this tenant", location: "body" },
-    ],
+  new DomainError("location_not_found", "location_id names no location of this tenant.", {
+    fields: [{ field: "location_id", message: "names no location of this tenant" }],
     location_id: id,
   });
 

@@ -1,11 +1,11 @@
 import { z } from "zod";
 import type { DbTx } from "../db";
-import { ApiError, notFound } from "../errors";
+import { DomainError, notFound } from "../errors";
 import { appendEvent } from "../events/append-event";
 import type { Prisma } from "../generated/prisma/client";
 import { newId } from "../lib/ids";
 import { hashPassword } from "../lib/passwords";
-import type { TenantPrincipal } from "../http/auth";
+import type { TenantPrincipal } from "../access/caller";
 import { completeOperation } from "../operations/complete-operation";
 import { owningGateway } from "../operations/create-command";
 import { presentOperation } from "../operations/present-operation";
@@ -53,17 +53,17 @@ export async function setStationCredentials({
     },
   });
   if (recent >= CREDENTIAL_CHANGES_PER_HOUR) {
-    throw new ApiError(
+    throw new DomainError(
       "credentials_rate_limited",
       `At most ${CREDENTIAL_CHANGES_PER_HOUR} password changes per station per hour.`,
       { limit: CREDENTIAL_CHANGES_PER_HOUR },
-      { "Retry-After": "3600" },
+      { retryAfterSeconds: 3600 },
     );
   }
   const gateway = await owningGateway(db, stationId);
   const online = gateway !== null && station.protocol !== null;
   if (online && station.protocol !== "ocpp1.6" && !principal.scopes.has("stations:admin")) {
-    throw new ApiError(
+    throw new DomainError(
       "stations_admin_required",
       "Pushing a password to a connected charger needs the stations:admin scope.",
       { required_scopes: ["stations:admin"] },

@@ -1,8 +1,8 @@
 import { db as defaultDb, type DbTx } from "../db";
-import { ApiError, notFound } from "../errors";
+import { DomainError, notFound } from "../errors";
 import { asJson } from "../lib/json";
-import { toPage, type Pagination } from "../http/pagination";
-import type { ApiVersion } from "../http/versions";
+import { toPage, type Pagination } from "../lib/pagination";
+import type { ApiVersion } from "../versions";
 import { externalReferenceTaken } from "../locations/create-location";
 import { isComplex, validateTariff, type TariffSnapshot } from "../pricing";
 import { isUniqueViolation } from "../lib/unique-violation";
@@ -29,12 +29,12 @@ export function parseTariffBody(body: Record<string, unknown>): {
     ...(snapshot.ok ? [] : snapshot.issues),
   ];
   if (issues.length || !meta.success || !snapshot.ok) {
-    throw new ApiError(
+    throw new DomainError(
       "tariff_invalid",
       `Invalid tariff: ${issues[0]?.path || "tariff"} ${issues[0]?.message ?? ""}`.trim(),
       {
         issues,
-        fields: issues.map((i) => ({ field: i.path, message: i.message, location: "body" })),
+        fields: issues.map((i) => ({ field: i.path, message: i.message })),
       },
     );
   }
@@ -148,7 +148,7 @@ export async function updateTariff({
   const { row, current } = await load(db, tenantId, tariffId);
   const previous = current.snapshot as unknown as TariffSnapshot;
   if (isComplex(previous) && "rate_minor_per_kwh" in body && !("elements" in body)) {
-    throw new ApiError(
+    throw new DomainError(
       "tariff_complex",
       "This is a complex tariff: edit its elements (version 2026-10-15) rather than its base rate.",
       { tariff_id: tariffId },

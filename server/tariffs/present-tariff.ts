@@ -1,5 +1,5 @@
 import type { Tariff, TariffVersion } from "../generated/prisma/client";
-import type { ApiVersion } from "../http/versions";
+import type { ApiVersion } from "../versions";
 import { isComplex, pricingSummary, type TariffSnapshot } from "../pricing";
 import type { TariffResource } from "./tariff-schema";
 

@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import { db as defaultDb, type DbTx } from "../db";
-import { ApiError } from "../errors";
+import { DomainError } from "../errors";
 import {
   isPricingError,
   pricingSummary,
@@ -27,9 +27,9 @@ function priced<T>(run: () => T): T {
   } catch (error) {
     if (isPricingError(error)) {
       if (error.code === "transaction_start_unknown" || error.code === "tariff_not_valid_at")
-        throw new ApiError(error.code, error.message, error.details ?? {});
-      throw new ApiError("validation_failed", error.message, {
-        fields: [{ field: "session", message: error.message, location: "body" }],
+        throw new DomainError(error.code, error.message, error.details ?? {});
+      throw new DomainError("validation_failed", error.message, {
+        fields: [{ field: "session", message: error.message }],
         ...(error.details ?? {}),
       });
     }

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { DbTx } from "../db";
-import type { Caller } from "../http/auth";
+import type { Caller } from "../access/caller";
 import { scopesOf } from "./roles";
 
 export const accessSchema = z.object({

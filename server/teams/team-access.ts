@@ -1,11 +1,11 @@
 import type { DbTx } from "../db";
-import { ApiError } from "../errors";
-import type { UserCaller } from "../http/auth";
+import { DomainError } from "../errors";
+import type { UserCaller } from "../access/caller";
 import { roleAllows, TEAM_PERMISSIONS, type TeamPermission } from "./roles";
 
 export type TeamAccess = { teamId: number; role: string | null; platformRole: string | null };
 
-const noSuchTeam = () => new ApiError("not_found", "No such team.", { resource: "team" });
+const noSuchTeam = () => new DomainError("not_found", "No such team.", { resource: "team" });
 
 /**
  * A signed-in user's standing in a team: their role, or a platform role. Non-members get the same
@@ -51,7 +51,7 @@ export function ownedWorkspace(db: DbTx, userId: number) {
 /** Throws 403 unless the caller's role (or platform role) allows the permission. */
 export function requireTeam(access: TeamAccess, permission: TeamPermission, what: string): void {
   if (teamAllows(access, permission)) return;
-  throw new ApiError("forbidden", `Your role in this team cannot ${what}.`, {
+  throw new DomainError("forbidden", `Your role in this team cannot ${what}.`, {
     role: access.role,
     required_roles: roleNames(permission),
   });

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { Db, DbTx } from "../db";
-import { ApiError } from "../errors";
-import type { UserCaller } from "../http/auth";
+import { DomainError } from "../errors";
+import type { UserCaller } from "../access/caller";
 import { newId } from "../lib/ids";
 import { isUniqueViolation } from "../lib/unique-violation";
 import { roleAllows, scopesOf, TEAM_ROLES, type TeamRole } from "./roles";
@@ -175,7 +175,7 @@ export async function myTenant(db: Db, caller: UserCaller) {
     orderBy: [{ team: { createdAt: "asc" } }, { teamId: "asc" }],
   });
   if (!membership) {
-    throw new ApiError(
+    throw new DomainError(
       "no_grant",
       "You have no access grant: create a workspace or accept an invitation first.",
       {},
@@ -189,7 +189,7 @@ export async function myTenant(db: Db, caller: UserCaller) {
     });
     if (existing) return existing;
     if (!roleAllows(membership.role, "manageTeam") && caller.platformRole !== "platform-admin") {
-      throw new ApiError(
+      throw new DomainError(
         "no_grant",
         "Your team has no project yet and your role cannot create one; ask an owner or admin.",
         { team_id: membership.teamId, role: membership.role },
@@ -219,7 +219,7 @@ export async function createProject(
       await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`team-projects:${teamId}`}))`;
       const count = await tx.tenant.count({ where: { teamId } });
       if (count >= MAX_PROJECTS_PER_TEAM) {
-        throw new ApiError(
+        throw new DomainError(
           "project_limit",
           `A team has at most ${MAX_PROJECTS_PER_TEAM} projects.`,
           {
@@ -237,7 +237,7 @@ export async function createProject(
 }
 
 const projectNameTaken = (projectName: string) =>
-  new ApiError("project_name_taken", "This team already has a project with that name.", {
+  new DomainError("project_name_taken", "This team already has a project with that name.", {
     name: projectName,
   });
 
@@ -301,7 +301,7 @@ export async function getMember(db: DbTx, caller: UserCaller, teamId: number, us
     where: { teamId_userId: { teamId, userId } },
     include: { user: true },
   });
-  if (!member) throw new ApiError("not_found", "No such member.", { resource: "member" });
+  if (!member) throw new DomainError("not_found", "No such member.", { resource: "member" });
   return presentMember(member);
 }
 
@@ -313,7 +313,7 @@ async function lockMembers(tx: DbTx, teamId: number) {
 async function assertNotLastOwner(tx: DbTx, teamId: number, userId: number) {
   const owners = await tx.teamMember.findMany({ where: { teamId, role: "owner" } });
   if (owners.length === 1 && owners[0]?.userId === userId) {
-    throw new ApiError(
+    throw new DomainError(
       "last_owner",
       "A team needs at least one owner; make someone else owner first.",
       {
@@ -341,10 +341,14 @@ export async function changeMemberRole(
       where: { teamId_userId: { teamId, userId } },
       include: { user: true },
     });
-    if (!member) throw new ApiError("not_found", "No such member.", { resource: "member" });
+    if (!member) throw new DomainError("not_found", "No such member.", { resource: "member" });
     const ownerInvolved = member.role === "owner" || role === "owner";
     if (ownerInvolved && access.role !== "owner" && access.platformRole !== "platform-admin") {
-      throw new ApiError("forbidden", "Only an owner can grant or take away the owner role.", {});
+      throw new DomainError(
+        "forbidden",
+        "Only an owner can grant or take away the owner role.",
+        {},
+      );
     }
     if (member.role === "owner" && role !== "owner") await assertNotLastOwner(tx, teamId, userId);
     const updated = await tx.teamMember.update({
@@ -367,14 +371,14 @@ export async function removeMember(db: Db, caller: UserCaller, teamId: number, u
       where: { teamId_userId: { teamId, userId } },
       include: { user: true },
     });
-    if (!member) throw new ApiError("not_found", "No such member.", { resource: "member" });
+    if (!member) throw new DomainError("not_found", "No such member.", { resource: "member" });
     if (
       member.role === "owner" &&
       userId !== caller.userId &&
       access.role !== "owner" &&
       access.platformRole !== "platform-admin"
     ) {
-      throw new ApiError("forbidden", "Only an owner can remove an owner.", {});
+      throw new DomainError("forbidden", "Only an owner can remove an owner.", {});
     }
     if (member.role === "owner") await assertNotLastOwner(tx, teamId, userId);
     await tx.teamMember.delete({ where: { teamId_userId: { teamId, userId } } });
@@ -415,7 +419,7 @@ export async function getInvite(db: DbTx, caller: UserCaller, teamId: number, in
     where: { id: inviteId, teamId },
     include: { team: true },
   });
-  if (!invite) throw new ApiError("not_found", "No such invitation.", { resource: "invite" });
+  if (!invite) throw new DomainError("not_found", "No such invitation.", { resource: "invite" });
   return presentInvite(invite);
 }
 
@@ -432,7 +436,7 @@ export async function createInvite(
     access.role !== "owner" &&
     access.platformRole !== "platform-admin"
   ) {
-    throw new ApiError("forbidden", "Only an owner can invite an owner.", {});
+    throw new DomainError("forbidden", "Only an owner can invite an owner.", {});
   }
   return db.$transaction(async (tx) => {
     await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`invite:${teamId}:${input.email}`}))`;
@@ -440,7 +444,7 @@ export async function createInvite(
       where: { teamId, user: { email: { equals: input.email, mode: "insensitive" } } },
     });
     if (member) {
-      throw new ApiError("already_member", "This person is already a member of the team.", {
+      throw new DomainError("already_member", "This person is already a member of the team.", {
         email: input.email,
         user_id: member.userId,
       });
@@ -449,7 +453,7 @@ export async function createInvite(
       where: { teamId, email: input.email, status: "pending", expiresAt: { gt: new Date() } },
     });
     if (pending) {
-      throw new ApiError("invite_pending", "An invitation to this email is already pending.", {
+      throw new DomainError("invite_pending", "An invitation to this email is already pending.", {
         invite_id: pending.id,
         expires_at: pending.expiresAt.toISOString(),
       });
@@ -470,7 +474,7 @@ export async function createInvite(
 }
 
 const closed = (invite: { id: string; status: string }) =>
-  new ApiError("invite_closed", `This invitation is already ${invite.status}.`, {
+  new DomainError("invite_closed", `This invitation is already ${invite.status}.`, {
     invite_id: invite.id,
     status: invite.status,
   });
@@ -480,7 +484,7 @@ export async function revokeInvite(db: Db, caller: UserCaller, teamId: number, i
   return db.$transaction(async (tx) => {
     const rows = await tx.$queryRaw<{ id: string }[]>`
       SELECT id FROM invites WHERE id = ${inviteId} AND team_id = ${teamId} FOR UPDATE`;
-    if (!rows[0]) throw new ApiError("not_found", "No such invitation.", { resource: "invite" });
+    if (!rows[0]) throw new DomainError("not_found", "No such invitation.", { resource: "invite" });
     const invite = await tx.invite.findUniqueOrThrow({ where: { id: inviteId } });
     if (invite.status !== "pending") throw closed(invite);
     const updated = await tx.invite.update({
@@ -522,11 +526,11 @@ export async function respondToInvite(
       SELECT id FROM invites
        WHERE id = ${inviteId} AND lower(email) = lower(${caller.email})
          FOR UPDATE`;
-    if (!rows[0]) throw new ApiError("not_found", "No such invitation.", { resource: "invite" });
+    if (!rows[0]) throw new DomainError("not_found", "No such invitation.", { resource: "invite" });
     const invite = await tx.invite.findUniqueOrThrow({ where: { id: inviteId } });
     if (invite.status !== "pending") throw closed(invite);
     if (invite.expiresAt.getTime() <= Date.now()) {
-      throw new ApiError("invite_expired", "This invitation has expired; ask for a new one.", {
+      throw new DomainError("invite_expired", "This invitation has expired; ask for a new one.", {
         invite_id: invite.id,
         expired_at: invite.expiresAt.toISOString(),
       });
@@ -547,7 +551,7 @@ export async function respondToInvite(
     return { invite: presentInvite(updated), alreadyMember: answer === "accept" && member };
   });
   if (outcome.alreadyMember) {
-    throw new ApiError(
+    throw new DomainError(
       "already_member",
       "You are already a member of this team; the invitation is now closed and your role is unchanged.",
       { team_id: outcome.invite.team_id, role: outcome.alreadyMember.role },

@@ -1,7 +1,7 @@
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { describe, expect, it } from "vitest";
 import { db } from "../db";
-import { userCaller } from "../http/auth";
+import { userCaller } from "../access/caller";
 import { ROLE_SCOPES, TEAM_ROLES, type TeamRole } from "../teams/roles";
 import { call, idem } from "../testing/api";
 import { aLocationBody, aStation, aTenantWithKey } from "../testing/builders";

@@ -1,6 +1,6 @@
 import { initTRPC, TRPCError } from "@trpc/server";
-import type { UserCaller } from "../http/auth";
-import { ERROR_STATUS, type ErrorBody } from "../errors";
+import type { UserCaller } from "../access/caller";
+import { ERROR_STATUS, type ErrorBody } from "../http/errors";
 
 export type Context = { caller: UserCaller | null };
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { db } from "../db";
-import { userCaller } from "../http/auth";
+import { userCaller } from "../access/caller";
 import { aTenantWithKey } from "../testing/builders";
 import { ConsoleApiError } from "./init";
 import { appRouter } from "./router";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { db } from "../db";
-import { userCaller } from "../http/auth";
+import { userCaller } from "../access/caller";
 import { aStation, aTenantWithKey } from "../testing/builders";
 import { aMember, aUser } from "../testing/users";
 import { allRoutes } from "../http/routes";

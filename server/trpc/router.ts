@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { db } from "../db";
-import { ApiError, type ErrorBody } from "../errors";
-import { resolveTenantAccess } from "../http/auth";
+import { DomainError } from "../errors";
+import { ERROR_STATUS, errorBody, type ErrorBody } from "../http/errors";
+import { resolveTenantAccess } from "../access/tenant-access";
 import { nestedTooDeeply } from "../http/body";
 import { handleV1, allRoutes } from "../http/routes";
 import { isPlatformRole } from "../teams/roles";
@@ -34,7 +35,7 @@ function bodyText(body: unknown): string {
   try {
     return JSON.stringify(body);
   } catch {
-    throw new ConsoleApiError(400, nestedTooDeeply().toBody().error);
+    throw new ConsoleApiError(400, errorBody(nestedTooDeeply()).error);
   }
 }
 
@@ -124,7 +125,8 @@ async function projectAccess(caller: Parameters<typeof myContext>[1], tenantId: 
       },
     };
   } catch (error) {
-    if (error instanceof ApiError) throw new ConsoleApiError(error.status, error.toBody().error);
+    if (error instanceof DomainError)
+      throw new ConsoleApiError(ERROR_STATUS[error.code], errorBody(error).error);
     throw error;
   }
 }

@@ -1,6 +1,6 @@
 import { db as defaultDb, type DbTx } from "../db";
 import type { WebhookAttempt, WebhookDelivery } from "../generated/prisma/client";
-import { toPage } from "../http/pagination";
+import { toPage } from "../lib/pagination";
 import { findWebhook } from "./manage-webhooks";
 
 export type ListDeliveriesOptions = {

@@ -1,9 +1,9 @@
 import { db as defaultDb, type DbTx } from "../db";
 import { env } from "../env";
-import { ApiError, notFound } from "../errors";
+import { DomainError, notFound } from "../errors";
 import { appendEvent } from "../events/append-event";
-import type { TenantPrincipal } from "../http/auth";
-import { LATEST_VERSION } from "../http/versions";
+import type { TenantPrincipal } from "../access/caller";
+import { LATEST_VERSION } from "../versions";
 import { missingScopes, type Scope } from "../keys/scopes";
 import { newId, randomBase62 } from "../lib/ids";
 import { seal } from "../lib/secret-box";
@@ -39,14 +39,14 @@ export async function createWebhook({
 }) {
   const problem = urlProblem(input.url, urlRules());
   if (problem) {
-    throw new ApiError("webhook_url_invalid", `url ${problem}.`, {
-      fields: [{ field: "url", message: problem, location: "body" }],
+    throw new DomainError("webhook_url_invalid", `url ${problem}.`, {
+      fields: [{ field: "url", message: problem }],
     });
   }
   const needed = [...new Set(input.events.map((t) => EVENT_TYPES[t]))] as Scope[];
   const missing = missingScopes(principal.scopes, needed);
   if (missing.length) {
-    throw new ApiError(
+    throw new DomainError(
       "insufficient_scope",
       `Subscribing to these events needs ${missing.join(", ")}.`,
       { required_scopes: needed, missing_scopes: missing },
@@ -55,10 +55,10 @@ export async function createWebhook({
   if (input.stations?.length) {
     const found = await db.station.count({ where: { tenantId, id: { in: input.stations } } });
     if (found !== new Set(input.stations).size) {
-      throw new ApiError(
+      throw new DomainError(
         "validation_failed",
         "stations names a station this tenant does not have.",
-        { fields: [{ field: "stations", message: "names an unknown station", location: "body" }] },
+        { fields: [{ field: "stations", message: "names an unknown station" }] },
       );
     }
   }
@@ -66,7 +66,7 @@ export async function createWebhook({
   await db.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`webhooks:${tenantId}`}))`;
   const active = await db.webhookEndpoint.count({ where: { tenantId, status: "active" } });
   if (active >= MAX_ACTIVE_ENDPOINTS) {
-    throw new ApiError(
+    throw new DomainError(
       "webhook_limit_reached",
       `A tenant can have ${MAX_ACTIVE_ENDPOINTS} active webhook endpoints.`,
       { limit: MAX_ACTIVE_ENDPOINTS },
@@ -134,8 +134,8 @@ export async function sendTestEvent({
 }) {
   const row = await findWebhook(db, tenantId, webhookId);
   if (row.status !== "active")
-    throw new ApiError("validation_failed", "The endpoint is disabled.", {
-      fields: [{ field: "webhook_id", message: "is disabled", location: "path" }],
+    throw new DomainError("validation_failed", "The endpoint is disabled.", {
+      fields: [{ field: "webhook_id", message: "is disabled" }],
     });
   const event = await appendEvent({
     db,

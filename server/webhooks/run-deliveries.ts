@@ -1,6 +1,6 @@
 import type { Db } from "../db";
 import { presentEvent } from "../events/present-event";
-import { isApiVersion, LATEST_VERSION } from "../http/versions";
+import { isApiVersion, LATEST_VERSION } from "../versions";
 import { log } from "../log";
 import { open } from "../lib/secret-box";
 import type { Resolver } from "./destination";

@@ -1,7 +1,7 @@
 "use client";
 
 import { useState } from "react";
-import { API_VERSIONS } from "@/server/http/versions";
+import { API_VERSIONS } from "@/server/versions";
 import { EVENT_TYPES } from "@/server/webhooks/webhook-schema";
 import { useProject } from "../context";
 import { useV1, useV1Mutation } from "../hooks";

@@ -5,7 +5,7 @@ import {
   workspaceEventSchema,
   workspaceOf,
 } from "../../events/workspace-events";
-import { MAX_CURSOR, paginationQuery } from "../pagination";
+import { MAX_CURSOR, paginationQuery } from "../../lib/pagination";
 import { tenantParams } from "../params";
 import { defineRoute } from "../route";
 

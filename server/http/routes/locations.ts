@@ -6,7 +6,7 @@ import {
   externalReference,
   locationSchema,
 } from "../../locations/location-schema";
-import { pageSchema, paginationQuery } from "../pagination";
+import { pageSchema, paginationQuery } from "../../lib/pagination";
 import { locationParams, tenantParams } from "../params";
 import { defineRoute } from "../route";
 

@@ -3,12 +3,12 @@ import { env } from "../../env";
 import { PROJECT_SCOPES } from "../../keys/scopes";
 import { DEFAULT_RATE_LIMIT_PER_MINUTE } from "../../keys/create-api-key";
 import { RATE_LIMIT_MAX, RATE_LIMIT_MIN } from "../../keys/set-rate-limit";
-import { ApiError } from "../../errors";
+import { DomainError } from "../../errors";
 import { MAX_BODY_BYTES } from "../body";
 import { IDEMPOTENCY_TTL_HOURS } from "../idempotency";
 import { defineRoute, type RouteDef } from "../route";
 import { accessSchema, describeAccess } from "../../teams/access";
-import { API_VERSIONS, LATEST_VERSION, VERSION_STATUS } from "../versions";
+import { API_VERSIONS, LATEST_VERSION, VERSION_STATUS } from "../../versions";
 
 const tag = "Getting started";
 
@@ -78,11 +78,11 @@ export function metaRoutes(allRoutes: () => RouteDef[], openApi: () => unknown):
         try {
           await rootDb.$queryRaw`SELECT 1`;
         } catch {
-          throw new ApiError(
+          throw new DomainError(
             "service_unavailable",
             "The database is not answering.",
             { database: "unreachable" },
-            { "Retry-After": "5" },
+            { retryAfterSeconds: 5 },
           );
         }
         const latency = Math.round((performance.now() - started) * 100) / 100;

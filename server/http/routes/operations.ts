@@ -7,7 +7,7 @@ import { operationSchema } from "../../operations/operation-schema";
 import { presentOperation } from "../../operations/present-operation";
 import { faultSchema } from "../../stations/station-schema";
 import { credentialsBody, setStationCredentials } from "../../stations/set-station-credentials";
-import { MAX_CURSOR, pageSchema, paginationQuery, toPage } from "../pagination";
+import { MAX_CURSOR, pageSchema, paginationQuery, toPage } from "../../lib/pagination";
 import { idParam, stationParams, tenantParams } from "../params";
 import { defineRoute } from "../route";
 

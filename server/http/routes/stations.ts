@@ -11,7 +11,7 @@ import {
   registerStationBody,
   stationSchema,
 } from "../../stations/station-schema";
-import { pageSchema, paginationQuery } from "../pagination";
+import { pageSchema, paginationQuery } from "../../lib/pagination";
 import { stationParams, tenantParams } from "../params";
 import { defineRoute } from "../route";
 

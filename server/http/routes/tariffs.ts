@@ -15,7 +15,7 @@ import {
   tariffBodyDoc,
   tariffSchema,
 } from "../../tariffs/tariff-schema";
-import { pageSchema, paginationQuery } from "../pagination";
+import { pageSchema, paginationQuery } from "../../lib/pagination";
 import { idParam, tenantParams } from "../params";
 import { defineRoute } from "../route";
 

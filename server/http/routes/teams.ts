@@ -28,8 +28,8 @@ import {
   updateTenant,
   updateTenantBody,
 } from "../../teams/teams";
-import { ApiError } from "../../errors";
-import type { TenantPrincipal } from "../auth";
+import { DomainError } from "../../errors";
+import type { TenantPrincipal } from "../../access/caller";
 import { idParam, tenantParams } from "../params";
 import { defineRoute } from "../route";
 
@@ -42,7 +42,7 @@ const list = <T extends z.ZodType>(item: T) => z.object({ data: z.array(item) })
 /** Tenant routes that change the project itself take a person's token, not a key. */
 export function requireUser(principal: TenantPrincipal) {
   if (principal.caller.kind !== "user") {
-    throw new ApiError(
+    throw new DomainError(
       "user_token_required",
       "This route needs a signed-in user's access token, not an API key.",
       {},

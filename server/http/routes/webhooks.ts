@@ -8,7 +8,7 @@ import {
 import { listDeliveries } from "../../webhooks/list-deliveries";
 import { presentWebhook } from "../../webhooks/present-webhook";
 import { createWebhookBody, deliverySchema, webhookSchema } from "../../webhooks/webhook-schema";
-import { paginationQuery } from "../pagination";
+import { paginationQuery } from "../../lib/pagination";
 import { idParam, tenantParams } from "../params";
 import { defineRoute } from "../route";
 

@@ -2,7 +2,7 @@ import { PrismaPg } from "@prisma/adapter-pg";
 import { describe, expect, it } from "vitest";
 import { db } from "../db";
 import { PrismaClient } from "../generated/prisma/client";
-import { ApiError } from "../errors";
+import { DomainError } from "../errors";
 import { aTenantWithKey } from "../testing/builders";
 import { consumeRateLimit } from "./rate-limit";
 
@@ -23,9 +23,9 @@ describe("consumeRateLimit", () => {
       expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(6);
       const refused = results.filter((r): r is PromiseRejectedResult => r.status === "rejected");
       expect(refused).toHaveLength(4);
-      const error = refused[0]!.reason as ApiError;
+      const error = refused[0]!.reason as DomainError;
       expect(error.code).toBe("rate_limited");
-      expect(error.headers["Retry-After"]).toBe("55");
+      expect(error.retryAfterSeconds).toBe(55);
     } finally {
       await second.$disconnect();
     }
@@ -35,7 +35,7 @@ describe("consumeRateLimit", () => {
     const { keyId } = await aTenantWithKey();
     const t0 = Date.UTC(2026, 10, 22, 10, 0, 59);
     await consumeRateLimit(db(), keyId, 1, t0);
-    await expect(consumeRateLimit(db(), keyId, 1, t0)).rejects.toBeInstanceOf(ApiError);
+    await expect(consumeRateLimit(db(), keyId, 1, t0)).rejects.toBeInstanceOf(DomainError);
     const next = await consumeRateLimit(db(), keyId, 1, t0 + 2000);
     expect(next.remaining).toBe(0);
     expect(next.resetSeconds).toBe(59);

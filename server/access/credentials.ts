@@ -1,0 +1,114 @@
+import type { Db } from "../db";
+import { DomainError } from "../errors";
+import { sha256Hex } from "../lib/ids";
+import { LIVE_KEY_PREFIX } from "../keys/create-api-key";
+import { effectiveScopes } from "../keys/scopes";
+import { isPlatformRole, roleAllows, scopesOf } from "../teams/roles";
+import { TokenError, verifyAccessToken } from "../auth/access-tokens";
+import { env } from "../env";
+import { isApiVersion, LATEST_VERSION } from "../versions";
+import { userCaller, type ApiKeyCaller, type Caller, type UserCaller } from "./caller";
+
+export const unauthenticated = (message: string) => new DomainError("unauthenticated", message);
+
+/**
+ * Resolves a credential: an API key (`cpk_live_…`) or a signed-in user's access token from the
+ * configured identity provider. Rechecked on every request (no cache): a revoked key, a deleted
+ * tenant, a suspended or removed owner, or an owner whose role no longer allows a scope is refused
+ * (or narrowed) on the next request.
+ */
+export async function resolveCredential(db: Db, token: string): Promise<Caller> {
+  if (token.length > 8192) throw unauthenticated("The credential is not valid.");
+  if (token.startsWith(LIVE_KEY_PREFIX)) return authenticateKey(db, token);
+  return authenticateUser(db, token);
+}
+
+async function authenticateKey(db: Db, token: string): Promise<ApiKeyCaller> {
+  if (token.length > 200) throw unauthenticated("The API key is not valid.");
+  const rows = await db.$queryRaw<
+    {
+      id: string;
+      tenant_id: number | null;
+      team_id: number | null;
+      owner_user_id: number | null;
+      scopes: string[];
+      api_version: string;
+      rate_limit_per_minute: number;
+      revoked_at: Date | null;
+      owner_suspended: boolean | null;
+      owner_platform_role: string | null;
+      owner_role: string | null;
+    }[]
+  >`SELECT k.id, k.tenant_id, COALESCE(t.team_id, k.team_id) AS team_id, k.owner_user_id,
+           k.scopes, k.api_version, k.rate_limit_per_minute, k.revoked_at,
+           (u.suspended_at IS NOT NULL) AS owner_suspended,
+           u.platform_role AS owner_platform_role,
+           m.role AS owner_role
+      FROM api_keys k
+      LEFT JOIN tenants t ON t.id = k.tenant_id
+      LEFT JOIN users u ON u.id = k.owner_user_id
+      LEFT JOIN team_members m ON m.user_id = k.owner_user_id
+                              AND m.team_id = COALESCE(t.team_id, k.team_id)
+     WHERE k.secret_hash = ${sha256Hex(token)}`;
+  const key = rows[0];
+  if (!key || key.revoked_at || key.team_id === null) {
+    throw unauthenticated("The API key is not valid or has been revoked.");
+  }
+  if (key.owner_user_id === null || key.owner_suspended === null) {
+    throw unauthenticated("The owner of this API key no longer exists.");
+  }
+  if (key.owner_suspended) throw unauthenticated("The owner of this API key is suspended.");
+  const platformRole = isPlatformRole(key.owner_platform_role) ? key.owner_platform_role : null;
+  let scopes = effectiveScopes(key.scopes);
+  if (key.tenant_id !== null) {
+    // A project key keeps only what its owner's current grant still allows.
+    const allowed = scopesOf(key.owner_role, platformRole);
+    if (allowed.size === 0) {
+      throw unauthenticated("The owner of this API key no longer has access to its project.");
+    }
+    scopes = new Set([...scopes].filter((s) => allowed.has(s)));
+  } else if (!roleAllows(key.owner_role, "manageWorkspaceKeys")) {
+    throw unauthenticated("The owner of this workspace key is no longer its workspace's owner.");
+  }
+  return {
+    kind: "api_key",
+    actorId: key.id,
+    keyId: key.id,
+    tenantId: key.tenant_id,
+    teamId: key.team_id,
+    ownerUserId: key.owner_user_id,
+    scopes,
+    grantedScopes: key.scopes,
+    apiVersion: isApiVersion(key.api_version) ? key.api_version : LATEST_VERSION,
+    rateLimitPerMinute: key.rate_limit_per_minute,
+  };
+}
+
+async function authenticateUser(db: Db, token: string): Promise<UserCaller> {
+  let verified;
+  try {
+    verified = await verifyAccessToken(db, token);
+  } catch (error) {
+    if (error instanceof TokenError) {
+      throw unauthenticated(
+        error.message === "token expired"
+          ? "The access token has expired; sign in again."
+          : "The credential is not a valid API key or access token.",
+      );
+    }
+    throw error;
+  }
+  // The built-in provider's subject is the user id; an external provider's is its own.
+  const builtin = env().oidc.kind === "builtin";
+  if (builtin && !/^\d{1,10}$/.test(verified.subject)) {
+    throw unauthenticated("The access token names no account.");
+  }
+  const user = await db.user.findFirst({
+    where: builtin
+      ? { id: Number(verified.subject), oidcIssuer: null }
+      : { oidcIssuer: verified.issuer, oidcSubject: verified.subject },
+  });
+  if (!user) throw unauthenticated("No account for this access token; sign in to the console.");
+  if (user.suspendedAt) throw unauthenticated("This account is suspended.");
+  return userCaller(user);
+}

@@ -1,0 +1,56 @@
+import type { Db } from "../db";
+import { DomainError } from "../errors";
+
+export type RateLimitState = {
+  limit: number;
+  remaining: number;
+  resetSeconds: number;
+  exceeded: boolean;
+};
+
+const WINDOW_MS = 60_000;
+
+/**
+ * Counts one attempt against a bucket's fixed one-minute window (an API key, a sign-in email, a
+ * client address). The counter lives in PostgreSQL, so the limit holds across any number of
+ * processes; one row per bucket, updated atomically.
+ */
+export async function countAttempt(
+  db: Db,
+  bucket: string,
+  limit: number,
+  now = Date.now(),
+): Promise<RateLimitState> {
+  const windowStart = new Date(now - (now % WINDOW_MS));
+  const rows = await db.$queryRaw<{ count: number }[]>`
+    INSERT INTO rate_limit_windows (api_key_id, window_start, count)
+    VALUES (${bucket}, ${windowStart}, 1)
+    ON CONFLICT (api_key_id) DO UPDATE SET
+      count = CASE WHEN rate_limit_windows.window_start = EXCLUDED.window_start
+                   THEN rate_limit_windows.count + 1 ELSE 1 END,
+      window_start = EXCLUDED.window_start
+    RETURNING count`;
+  const count = rows[0]?.count ?? 1;
+  const resetSeconds = Math.max(1, Math.ceil((windowStart.getTime() + WINDOW_MS - now) / 1000));
+  return { limit, remaining: Math.max(0, limit - count), resetSeconds, exceeded: count > limit };
+}
+
+export const rateLimited = (state: RateLimitState) =>
+  new DomainError(
+    "rate_limited",
+    `Rate limit of ${state.limit} requests per minute exceeded; retry after ${state.resetSeconds} s.`,
+    { limit: state.limit, retry_after_seconds: state.resetSeconds },
+    { retryAfterSeconds: state.resetSeconds },
+  );
+
+/** Counts one attempt and refuses it (429 `rate_limited`) past the limit. */
+export async function consumeRateLimit(
+  db: Db,
+  bucket: string,
+  limit: number,
+  now = Date.now(),
+): Promise<RateLimitState> {
+  const state = await countAttempt(db, bucket, limit, now);
+  if (state.exceeded) throw rateLimited(state);
+  return state;
+}
