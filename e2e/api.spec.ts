@@ -17,7 +17,7 @@ function raw(
   const url = new URL(base());
   return new Promise((resolve, reject) => {
     const req = http.request(
-      { host: url.hostname, port: url.port, method, path, headers, timeout: 10_000 },
+      { host: url.hostname, port: url.port, method, path, headers, timeout: 10_000, agent: false },
       (res) => {
         let text = "";
         res.on("data", (chunk: Buffer) => (text += chunk.toString()));
@@ -150,6 +150,15 @@ test.describe("the /v1 API of the production build", () => {
       413,
       "payload_too_large",
     ]);
+    // Methods and targets Next.js cannot route, and what Node's parser refuses, get the same shape.
+    for (const method of ["TRACE", "PROPFIND", "MKCOL"]) {
+      const res = await raw(method, "/v1/health", auth());
+      expect([res.status, errorCode(res)], method).toEqual([405, "method_not_allowed"]);
+    }
+    const star = await raw("OPTIONS", "*");
+    expect([star.status, errorCode(star)]).toEqual([400, "malformed_request"]);
+    const bigHeaders = await raw("GET", "/v1/health", { "x-filler": "a".repeat(20_000) });
+    expect([bigHeaders.status, errorCode(bigHeaders)]).toEqual([431, "headers_too_large"]);
   });
 
   test("the OpenAPI document is served", async ({ request }) => {

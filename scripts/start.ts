@@ -4,7 +4,7 @@
  * 2. with no DATABASE_URL, start the embedded PostgreSQL under DATA_DIR (kept across restarts);
  * 3. apply migrations;
  * 4. build the web app when its sources changed since the last build;
- * 5. run the web process (`next start`) and the OCPP gateway (`ocpp/main.ts`), print where they are;
+ * 5. run the web process (Next.js behind scripts/web-server.ts) and the OCPP gateway (`ocpp/main.ts`), print where they are;
  *    either one that dies later is started again (scripts/supervise.ts) while the other keeps
  *    running;
  * 6. on Ctrl-C (or SIGTERM) stop both, then PostgreSQL. PostgreSQL runs in its own session, so the
@@ -159,9 +159,10 @@ async function main() {
       labelWidth: 4,
       log: say,
       start: () =>
-        spawn(path.join(BIN, "next"), ["start", "-p", String(config.port)], {
+        // Next.js behind a small front that answers what Next cannot (scripts/web-server.ts).
+        spawn(process.execPath, ["--import", "tsx", "scripts/web-server.ts"], {
           cwd: ROOT,
-          env: childEnv,
+          env: { ...childEnv, PORT: String(config.port), NODE_ENV: "production" },
           stdio: ["ignore", "pipe", "pipe"],
         }),
     });

@@ -7,6 +7,7 @@
 export const ERROR_CODES = [
   // request shape
   "invalid_json",
+  "malformed_request",
   "invalid_api_version",
   "idempotency_key_missing",
   "idempotency_key_invalid",
@@ -21,6 +22,7 @@ export const ERROR_CODES = [
   "method_not_allowed",
   "idempotency_key_in_progress",
   "payload_too_large",
+  "headers_too_large",
   "unsupported_media_type",
   "validation_failed",
   "idempotency_key_reused",

@@ -4,6 +4,7 @@ import type { DomainError, ErrorCode, FieldIssue } from "../errors";
 export const ERROR_STATUS: Record<ErrorCode, number> = {
   // request shape
   invalid_json: 400,
+  malformed_request: 400,
   invalid_api_version: 400,
   idempotency_key_missing: 400,
   idempotency_key_invalid: 400,
@@ -18,6 +19,7 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   method_not_allowed: 405,
   idempotency_key_in_progress: 409,
   payload_too_large: 413,
+  headers_too_large: 431,
   unsupported_media_type: 415,
   validation_failed: 422,
   idempotency_key_reused: 422,

@@ -1,0 +1,93 @@
+/**
+ * The web process: Next.js (console, /v1, /api/*) behind a plain Node HTTP server that answers, in
+ * the API's error shape, what Next.js cannot handle, before Next sees it:
+ *  - methods a Fetch `Request` cannot carry (`TRACE`, `TRACK`, `CONNECT`) or Next does not route
+ *    (WebDAV verbs…): Next answered a plain-text 500 or an empty 400;
+ *  - request targets that are not a path (`OPTIONS *`, absolute forms): Next failed to parse them;
+ *  - requests Node's HTTP parser refuses (oversized or malformed headers): a bare status line.
+ * Everything else goes to Next's own request handler unchanged. `npm start` (scripts/start.ts) runs
+ * it as `node --import tsx scripts/web-server.ts`; PORT sets the port.
+ */
+import http from "node:http";
+import path from "node:path";
+import type { Duplex } from "node:stream";
+import next from "next";
+import { DomainError } from "../server/errors";
+import { ERROR_STATUS, errorBody, errorHeaders } from "../server/http/errors";
+
+const ROOT = path.resolve(import.meta.dirname, "..");
+const HANDLED = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
+
+/** What this front answers itself instead of handing the request to Next, or null. */
+export function refusal(method: string | undefined, target: string | undefined) {
+  if (!method || !HANDLED.includes(method)) {
+    return new DomainError(
+      "method_not_allowed",
+      `${(method ?? "").slice(0, 10)} is not supported.`,
+      { allowed_methods: HANDLED },
+    );
+  }
+  if (!target?.startsWith("/"))
+    return new DomainError("malformed_request", "The request target must be a path.");
+  return null;
+}
+
+function answer(error: DomainError) {
+  const body = JSON.stringify(errorBody(error));
+  const headers = {
+    "Content-Type": "application/json; charset=utf-8",
+    "Cache-Control": "no-store",
+    "Content-Length": String(Buffer.byteLength(body)),
+    ...errorHeaders(error),
+  };
+  return { status: ERROR_STATUS[error.code], headers, body };
+}
+
+const malformed = () => new DomainError("malformed_request", "The request could not be parsed.");
+
+/** Writes a whole answer on a socket no HTTP response object owns, then closes it. */
+function endRaw(socket: Duplex, { status, headers, body }: ReturnType<typeof answer>) {
+  const lines = Object.entries({ ...headers, Connection: "close" }).map(([k, v]) => `${k}: ${v}`);
+  socket.end(
+    `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\n${lines.join("\r\n")}\r\n\r\n${body}`,
+  );
+}
+
+async function main() {
+  const port = Number(process.env.PORT ?? 3000);
+  const app = next({ dev: false, dir: ROOT, port });
+  await app.prepare();
+  const handle = app.getRequestHandler();
+  const server = http.createServer((req, res) => {
+    const refused = refusal(req.method, req.url);
+    if (!refused) {
+      void handle(req, res);
+      return;
+    }
+    const { status, headers, body } = answer(refused);
+    res.writeHead(status, headers);
+    res.end(req.method === "HEAD" ? undefined : body);
+  });
+  // What Node's parser refuses never reaches a handler: answer it in the same shape, then close.
+  server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => {
+    if (!socket.writable) return socket.destroy();
+    endRaw(
+      socket,
+      answer(
+        error.code === "HPE_HEADER_OVERFLOW"
+          ? new DomainError("headers_too_large", "The request's headers are too large.")
+          : new DomainError("malformed_request", "The request could not be parsed."),
+      ),
+    );
+  });
+  // CONNECT never becomes a request: Node hands over the raw socket.
+  server.on("connect", (req: http.IncomingMessage, socket: Duplex) =>
+    endRaw(socket, answer(refusal(req.method, req.url) ?? malformed())),
+  );
+  server.listen(port, () => console.log(`web listening on ${port}`));
+  const stop = () => server.close(() => process.exit(0));
+  process.on("SIGTERM", stop);
+  process.on("SIGINT", stop);
+}
+
+if (process.argv[1] === import.meta.filename) await main();
