@@ -3,8 +3,9 @@ import type { Db, DbTx } from "../db";
 import { DomainError } from "../errors";
 import type { UserCaller } from "../access/caller";
 import { API_VERSIONS, type ApiVersion } from "../versions";
-import { roleAllows, scopesOf, TEAM_PERMISSIONS } from "../teams/roles";
-import { ownedWorkspace, requireTeam, teamAccess } from "../teams/team-access";
+import { scopesOf, TEAM_PERMISSIONS } from "../teams/roles";
+import { projectTeamAccess, requireTeam, teamAllows } from "../access/team-access";
+import { ownedWorkspace } from "../teams/workspace";
 import { createApiKey } from "./create-api-key";
 import {
   anyScopeSchema,
@@ -92,23 +93,6 @@ function splitScopes(scopes: string[]) {
   return { project: [...new Set(project)], workspace: [...new Set(workspace)] };
 }
 
-const noSuchTenant = () => new DomainError("not_found", "No such tenant.", { resource: "tenant" });
-
-/**
- * The caller's standing in a project's team. A project that exists but is not the caller's gets
- * the same 404 as one that does not exist.
- */
-async function projectAccess(db: DbTx, caller: UserCaller, tenantId: number) {
-  const tenant = await db.tenant.findUnique({ where: { id: tenantId } });
-  if (!tenant) throw noSuchTenant();
-  try {
-    return await teamAccess(db, caller, tenant.teamId);
-  } catch (error) {
-    if (error instanceof DomainError && error.code === "not_found") throw noSuchTenant();
-    throw error;
-  }
-}
-
 /** A project key for the tenant: owners, admins and developers, with scopes their role holds. */
 export async function createProjectKey(
   db: Db,
@@ -122,7 +106,7 @@ export async function createProjectKey(
       workspace_scopes: workspace,
     });
   }
-  const access = await projectAccess(db, caller, tenantId);
+  const access = await projectTeamAccess(db, caller, tenantId);
   requireTeam(access, "manageProjectKeys", "create project keys");
   const held = scopesOf(access.role, access.platformRole);
   const beyond = project.filter((s) => !held.has(s));
@@ -220,7 +204,7 @@ export async function listMyKeys(db: DbTx, caller: UserCaller) {
 
 export async function listProjectKeys(db: DbTx, caller: UserCaller, tenantId: number) {
   requireTeam(
-    await projectAccess(db, caller, tenantId),
+    await projectTeamAccess(db, caller, tenantId),
     "manageProjectKeys",
     "see the project's keys",
   );
@@ -240,7 +224,7 @@ export async function revokeKey(db: Db, caller: UserCaller, keyId: string, tenan
   if (tenantId !== undefined) {
     if (key.tenantId !== tenantId) throw notFound;
     requireTeam(
-      await projectAccess(db, caller, tenantId),
+      await projectTeamAccess(db, caller, tenantId),
       "manageProjectKeys",
       "revoke the project's keys",
     );
@@ -278,11 +262,11 @@ export async function changeRateLimit(
     changedBy: caller.userId,
     db,
     authorize: async (teamId, tx) => {
-      if (caller.platformRole === "platform-admin") return;
       const member = await tx.teamMember.findUnique({
         where: { teamId_userId: { teamId, userId: caller.userId } },
       });
-      if (!roleAllows(member?.role, "manageTeam")) {
+      const standing = { role: member?.role ?? null, platformRole: caller.platformRole };
+      if (!teamAllows(standing, "manageTeam")) {
         throw new DomainError(
           "forbidden",
           "Only an owner or admin of the key's team, or a platform admin, can change its rate limit.",

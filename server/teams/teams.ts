@@ -5,7 +5,8 @@ import type { UserCaller } from "../access/caller";
 import { newId } from "../lib/ids";
 import { isUniqueViolation } from "../lib/unique-violation";
 import { roleAllows, scopesOf, TEAM_ROLES, type TeamRole } from "./roles";
-import { ownedWorkspace, requireTeam, requireTeamRead, teamAccess } from "./team-access";
+import { requireTeam, requireTeamRead, teamAccess } from "../access/team-access";
+import { ownedWorkspace } from "./workspace";
 
 export const MAX_PROJECTS_PER_TEAM = 20;
 export const INVITE_TTL_DAYS = 7;

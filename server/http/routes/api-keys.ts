@@ -12,9 +12,9 @@ import {
   rateLimitBody,
   revokeKey,
 } from "../../keys/manage-keys";
+import { requireUser } from "../../access/caller";
 import { tenantParams } from "../params";
 import { defineRoute } from "../route";
-import { requireUser } from "./teams";
 
 const tag = "Access and keys";
 const keyId = z.string().regex(/^key_[A-Za-z0-9]{1,60}$/, "must be an API key ID");

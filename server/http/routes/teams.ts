@@ -28,8 +28,7 @@ import {
   updateTenant,
   updateTenantBody,
 } from "../../teams/teams";
-import { DomainError } from "../../errors";
-import type { TenantPrincipal } from "../../access/caller";
+import { requireUser } from "../../access/caller";
 import { idParam, tenantParams } from "../params";
 import { defineRoute } from "../route";
 
@@ -38,18 +37,6 @@ const teamParams = z.object({ team_id: idParam });
 const memberParams = z.object({ team_id: idParam, user_id: idParam });
 const inviteId = z.string().regex(/^inv_[A-Za-z0-9]{1,60}$/, "must be an invite ID");
 const list = <T extends z.ZodType>(item: T) => z.object({ data: z.array(item) });
-
-/** Tenant routes that change the project itself take a person's token, not a key. */
-export function requireUser(principal: TenantPrincipal) {
-  if (principal.caller.kind !== "user") {
-    throw new DomainError(
-      "user_token_required",
-      "This route needs a signed-in user's access token, not an API key.",
-      {},
-    );
-  }
-  return principal.caller;
-}
 
 export const teamRoutes = [
   defineRoute({

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { DbTx } from "../db";
-import type { Caller } from "../access/caller";
-import { scopesOf } from "./roles";
+import { scopesOf } from "../teams/roles";
+import type { Caller } from "./caller";
 
 export const accessSchema = z.object({
   principal: z.object({
