@@ -59,6 +59,11 @@ export function teamAllows(
   return kind === "read" && access.platformRole === "platform-support";
 }
 
+/** Only owners, and platform admins, grant, invite or remove owners. */
+export function actsAsOwner(access: Pick<TeamAccess, "role" | "platformRole">): boolean {
+  return access.role === "owner" || access.platformRole === "platform-admin";
+}
+
 /** Throws 403 unless the caller's role (or platform role) allows the permission. */
 export function requireTeam(access: TeamAccess, permission: TeamPermission, what: string): void {
   if (teamAllows(access, permission)) return;
