@@ -4,6 +4,7 @@ import type { RouteDef } from "../route";
 import { createRouter } from "../router";
 import { apiKeyRoutes } from "./api-keys";
 import { eventRoutes } from "./events";
+import { faultRoutes } from "./faults";
 import { inviteRoutes } from "./invites";
 import { locationRoutes } from "./locations";
 import { memberRoutes } from "./members";
@@ -13,6 +14,7 @@ import { operationRoutes } from "./operations";
 import { projectRoutes } from "./projects";
 import { stationRoutes } from "./stations";
 import { tariffRoutes } from "./tariffs";
+import { transactionRoutes } from "./transactions";
 import { webhookRoutes } from "./webhooks";
 
 /** Every /v1 route. The router, the OpenAPI document and /v1/capabilities all read this table. */
@@ -26,6 +28,8 @@ allRoutes.push(
   ...locationRoutes,
   ...stationRoutes,
   ...operationRoutes,
+  ...faultRoutes,
+  ...transactionRoutes,
   ...eventRoutes,
   ...webhookRoutes,
   ...tariffRoutes,
