@@ -1,8 +1,7 @@
 import { z } from "zod";
-import { presentFault } from "../../charging/record-status";
-import { notFound } from "../../errors";
+import { listStationFaults } from "../../stations/list-station-faults";
 import { faultSchema } from "../../stations/station-schema";
-import { pageSchema, paginationQuery, toPage } from "../../lib/pagination";
+import { pageSchema, paginationQuery } from "../../lib/pagination";
 import { stationParams } from "../params";
 import { defineRoute } from "../route";
 
@@ -21,22 +20,14 @@ export const faultRoutes = [
     query: paginationQuery.extend({ open: z.enum(["true", "false"]).optional() }),
     status: 200,
     response: pageSchema(faultSchema),
-    handler: async ({ params, query, db }) => {
-      const station = await db.station.findFirst({
-        where: { id: params.station_id, tenantId: params.tenant_id },
-        select: { id: true },
-      });
-      if (!station) throw notFound("station");
-      const rows = await db.fault.findMany({
-        where: {
-          stationId: station.id,
-          ...(query.after ? { id: { lt: query.after } } : {}),
-          ...(query.open === "true" ? { clearedAt: null } : {}),
-        },
-        orderBy: { id: "desc" },
-        take: query.limit + 1,
-      });
-      return { body: toPage(rows, query.limit, (f) => f.id, presentFault) };
-    },
+    handler: async ({ params, query, db }) => ({
+      body: await listStationFaults({
+        tenantId: params.tenant_id,
+        stationId: params.station_id,
+        page: query,
+        open: query.open === "true",
+        db,
+      }),
+    }),
   }),
 ];

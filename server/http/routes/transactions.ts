@@ -1,7 +1,8 @@
 import { z } from "zod";
-import { presentTransaction, transactionSchema } from "../../charging/present-transaction";
-import { notFound } from "../../errors";
-import { MAX_CURSOR, pageSchema, paginationQuery, toPage } from "../../lib/pagination";
+import { getTransaction } from "../../charging/get-transaction";
+import { listTransactions } from "../../charging/list-transactions";
+import { transactionSchema } from "../../charging/present-transaction";
+import { MAX_CURSOR, pageSchema, paginationQuery } from "../../lib/pagination";
 import { idParam, tenantParams } from "../params";
 import { defineRoute } from "../route";
 
@@ -24,22 +25,16 @@ export const transactionRoutes = [
     }),
     status: 200,
     response: pageSchema(transactionSchema),
-    handler: async ({ params, query, db }) => {
-      // Newest first starts at the top when `after` is 0; oldest first continues above `after`.
-      const cursor =
-        query.order === "asc" ? { gt: query.after } : query.after ? { lt: query.after } : undefined;
-      const rows = await db.transaction.findMany({
-        where: {
-          tenantId: params.tenant_id,
-          id: cursor,
-          ...(query.station_id ? { stationId: query.station_id } : {}),
-          ...(query.status ? { endedAt: query.status === "active" ? null : { not: null } } : {}),
-        },
-        orderBy: { id: query.order },
-        take: query.limit + 1,
-      });
-      return { body: toPage(rows, query.limit, (t) => t.id, presentTransaction) };
-    },
+    handler: async ({ params, query, db }) => ({
+      body: await listTransactions({
+        tenantId: params.tenant_id,
+        page: query,
+        stationId: query.station_id,
+        status: query.status,
+        order: query.order,
+        db,
+      }),
+    }),
   }),
   defineRoute({
     method: "GET",
@@ -52,12 +47,12 @@ export const transactionRoutes = [
     params: z.object({ tenant_id: idParam, transaction_id: idParam }),
     status: 200,
     response: transactionSchema,
-    handler: async ({ params, db }) => {
-      const row = await db.transaction.findFirst({
-        where: { id: params.transaction_id, tenantId: params.tenant_id },
-      });
-      if (!row) throw notFound("transaction");
-      return { body: presentTransaction(row) };
-    },
+    handler: async ({ params, db }) => ({
+      body: await getTransaction({
+        tenantId: params.tenant_id,
+        transactionId: params.transaction_id,
+        db,
+      }),
+    }),
   }),
 ];
