@@ -1,4 +1,3 @@
-import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -6,37 +5,16 @@ import { RPCClient } from "ocpp-rpc";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, idem } from "../server/testing/api";
 import { aStation, aTenantWithKey } from "../server/testing/builders";
+import { selfSignedCertificate } from "../server/testing/certificates";
 import { strictModeValidators } from "./protocol/validators";
 import { startTestGateway } from "./testing";
 
 /** Security profile 2: TLS with the configured certificate, plus HTTP Basic. */
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "cp-tls-"));
-const certPath = path.join(dir, "cert.pem");
-const keyPath = path.join(dir, "key.pem");
+const { certPath, keyPath } = selfSignedCertificate(dir, "127.0.0.1");
 let gw: Awaited<ReturnType<typeof startTestGateway>>;
 
 beforeAll(async () => {
-  execFileSync(
-    "openssl",
-    [
-      "req",
-      "-x509",
-      "-newkey",
-      "rsa:2048",
-      "-nodes",
-      "-keyout",
-      keyPath,
-      "-out",
-      certPath,
-      "-days",
-      "1",
-      "-subj",
-      "/CN=127.0.0.1",
-      "-addext",
-      "subjectAltName=IP:127.0.0.1",
-    ],
-    { stdio: "ignore" },
-  );
   gw = await startTestGateway({ tls: { certPath, keyPath } });
 });
 afterAll(async () => {

@@ -1,3 +1,4 @@
+import { DomainError } from "../errors";
 import type { Scope } from "../keys/scopes";
 import { isPlatformRole, type PlatformRole } from "../teams/roles";
 import { LATEST_VERSION, type ApiVersion } from "../versions";
@@ -64,4 +65,16 @@ export function userCaller(user: {
     apiVersion: LATEST_VERSION,
     rateLimitPerMinute: USER_RATE_LIMIT_PER_MINUTE,
   };
+}
+
+/** Tenant routes that change the project itself, or its keys, take a person's token, not a key. */
+export function requireUser(principal: TenantPrincipal): UserCaller {
+  if (principal.caller.kind !== "user") {
+    throw new DomainError(
+      "user_token_required",
+      "This route needs a signed-in user's access token, not an API key.",
+      {},
+    );
+  }
+  return principal.caller;
 }

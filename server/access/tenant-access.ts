@@ -3,7 +3,8 @@ import { DomainError } from "../errors";
 import { scopesOf } from "../teams/roles";
 import type { Caller, TenantPrincipal } from "./caller";
 
-const noSuchTenant = () => new DomainError("not_found", "No such tenant.", { resource: "tenant" });
+export const noSuchTenant = () =>
+  new DomainError("not_found", "No such tenant.", { resource: "tenant" });
 
 /**
  * The caller's access to one tenant: a project key's own tenant, or a signed-in user's role in the

@@ -14,7 +14,8 @@ import { closeDb, db, useDatabaseUrl } from "../db";
 import { startEmbeddedDatabase, type EmbeddedDatabase } from "../db/embedded";
 import { applyMigrations } from "../db/migrate";
 import { env, EnvError } from "../env";
-import { createApiKey } from "../keys/create-api-key";
+import { DomainError } from "../errors";
+import { createOperatorKey } from "../keys/create-api-key";
 import { revokeApiKey } from "../keys/revoke-api-key";
 import { PROJECT_SCOPES, parseScopeList, type Scope } from "../keys/scopes";
 import { RATE_LIMIT_MAX, RATE_LIMIT_MIN, setApiKeyRateLimit } from "../keys/set-rate-limit";
@@ -32,6 +33,12 @@ const USAGE = `usage:
 
 class UsageError extends Error {}
 class NotFoundError extends Error {}
+
+/** A service's `not_found` as the command line words it. */
+const notFoundAs = (message: string) => (error: unknown) => {
+  if (error instanceof DomainError && error.code === "not_found") throw new NotFoundError(message);
+  throw error;
+};
 
 function scopesOf(value: string | undefined): Scope[] {
   if (value === undefined) return [...PROJECT_SCOPES];
@@ -82,28 +89,12 @@ async function run(argv: string[]): Promise<unknown> {
       const tenantId = Number(required(values, "tenant"));
       if (!Number.isInteger(tenantId) || tenantId < 1)
         throw new UsageError("--tenant must be a tenant ID");
-      const tenant = await db().tenant.findUnique({ where: { id: tenantId } });
-      if (!tenant) throw new NotFoundError(`no tenant ${tenantId}`);
-      // The key acts for the team's first owner, whose role is rechecked on every request.
-      const owner = await db().teamMember.findFirst({
-        where: { teamId: tenant.teamId, role: "owner" },
-        orderBy: { createdAt: "asc" },
-      });
-      if (!owner) throw new NotFoundError(`tenant ${tenantId}'s team has no owner`);
-      return {
-        api_key: await createApiKey({
-          tenantId,
-          ownerUserId: owner.userId,
-          scopes: scopesOf(values.scopes),
-          name: "admin-cli",
-        }),
-      };
+      return { api_key: await createOperatorKey({ tenantId, scopes: scopesOf(values.scopes) }) };
     }
     case "revoke-key": {
       const keyId = positionals[0];
       if (!keyId || positionals.length !== 1) throw new UsageError("revoke-key takes one key ID");
-      const key = await revokeApiKey({ keyId });
-      if (!key) throw new NotFoundError(`no key ${keyId}`);
+      const key = await revokeApiKey({ keyId }).catch(notFoundAs(`no key ${keyId}`));
       return { id: key.id, revoked: true, revoked_at: key.revokedAt?.toISOString() ?? null };
     }
     case "set-rate-limit": {
@@ -200,7 +191,7 @@ async function main() {
       code = 1;
     } else {
       process.stderr.write(
-        `admin: ${error instanceof NotFoundError ? error.message : String((error as Error).stack ?? error)}\n`,
+        `admin: ${error instanceof NotFoundError || error instanceof DomainError ? error.message : String((error as Error).stack ?? error)}\n`,
       );
       code = 1;
     }

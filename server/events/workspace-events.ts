@@ -4,7 +4,7 @@ import { DomainError } from "../errors";
 import type { Prisma, WorkspaceEvent } from "../generated/prisma/client";
 import type { Caller } from "../access/caller";
 import { newId } from "../lib/ids";
-import { ownedWorkspace } from "../teams/team-access";
+import { ownedWorkspace } from "../teams/workspace";
 import { sequencePage } from "./list-events";
 
 /**

@@ -11,3 +11,6 @@ export const idParam = z
 export const tenantParams = z.object({ tenant_id: idParam });
 export const stationParams = z.object({ tenant_id: idParam, station_id: idParam });
 export const locationParams = z.object({ tenant_id: idParam, location_id: idParam });
+export const teamParams = z.object({ team_id: idParam });
+export const memberParams = z.object({ team_id: idParam, user_id: idParam });
+export const inviteIdParam = z.string().regex(/^inv_[A-Za-z0-9]{1,60}$/, "must be an invite ID");

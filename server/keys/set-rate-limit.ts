@@ -1,7 +1,13 @@
+import { z } from "zod";
 import { db as defaultDb, type Db, type DbTx } from "../db";
+import { DomainError } from "../errors";
+import type { UserCaller } from "../access/caller";
+import { teamAllows } from "../access/team-access";
 import { appendEvent } from "../events/append-event";
 import { appendWorkspaceEvent } from "../events/workspace-events";
 import type { ApiKey } from "../generated/prisma/client";
+import { TEAM_PERMISSIONS } from "../teams/roles";
+import { apiKeyInclude, presentApiKey } from "./present-api-key";
 
 export const RATE_LIMIT_MIN = 1;
 export const RATE_LIMIT_MAX = 1200;
@@ -69,4 +75,44 @@ export async function setApiKeyRateLimit({
     }
     return updated;
   });
+}
+
+export const rateLimitBody = z
+  .object({ requests_per_minute: z.number().int().min(RATE_LIMIT_MIN).max(RATE_LIMIT_MAX) })
+  .strict();
+
+/**
+ * `PUT /v1/admin/api-keys/{key_id}/rate-limit`: an owner or admin of the key's team, or a platform
+ * admin; anyone else 403 `forbidden`, an unknown key 404. Applied and recorded by
+ * `setApiKeyRateLimit` (effective from the key's next request; logged as an event).
+ */
+export async function changeRateLimit(
+  db: Db,
+  caller: UserCaller,
+  keyId: string,
+  perMinute: number,
+) {
+  const changed = await setApiKeyRateLimit({
+    keyId,
+    perMinute,
+    changedBy: caller.userId,
+    db,
+    authorize: async (teamId, tx) => {
+      const member = await tx.teamMember.findUnique({
+        where: { teamId_userId: { teamId, userId: caller.userId } },
+      });
+      const standing = { role: member?.role ?? null, platformRole: caller.platformRole };
+      if (!teamAllows(standing, "manageTeam")) {
+        throw new DomainError(
+          "forbidden",
+          "Only an owner or admin of the key's team, or a platform admin, can change its rate limit.",
+          { key_id: keyId, required_roles: [...TEAM_PERMISSIONS.manageTeam, "platform-admin"] },
+        );
+      }
+    },
+  });
+  if (!changed) throw new DomainError("not_found", "No such API key.", { resource: "api_key" });
+  return presentApiKey(
+    await db.apiKey.findUniqueOrThrow({ where: { id: keyId }, include: apiKeyInclude }),
+  );
 }

@@ -31,6 +31,9 @@ export function toPage<R, T, C = number>(
   };
 }
 
+/** A whole list in one answer, for collections small enough never to page. */
+export const listOf = <T extends z.ZodType>(item: T) => z.object({ data: z.array(item) });
+
 export const pageSchema = <T extends z.ZodType>(item: T) =>
   z.object({
     data: z.array(item),

@@ -1,4 +1,3 @@
-import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import https from "node:https";
 import type { AddressInfo } from "node:net";
@@ -11,6 +10,7 @@ import { db } from "../db";
 import { presentEvent } from "../events/present-event";
 import { call } from "../testing/api";
 import { aTenantWithKey } from "../testing/builders";
+import { selfSignedCertificate } from "../testing/certificates";
 import { vetDestination } from "./destination";
 import { runDueDeliveries } from "./run-deliveries";
 
@@ -144,8 +144,7 @@ describe("which resolved addresses a webhook may reach", () => {
 
 describe("a delivery to a hostname that resolves to a public address", () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "cp-webhook-tls-"));
-  const certPath = path.join(dir, "cert.pem");
-  const keyPath = path.join(dir, "key.pem");
+  const { certPath, keyPath } = selfSignedCertificate(dir, "hooks.example.com");
   const received: {
     host?: string;
     servername: string | false | null;
@@ -156,27 +155,6 @@ describe("a delivery to a hostname that resolves to a public address", () => {
   let receiverPort = 0;
 
   beforeAll(async () => {
-    execFileSync(
-      "openssl",
-      [
-        "req",
-        "-x509",
-        "-newkey",
-        "rsa:2048",
-        "-nodes",
-        "-keyout",
-        keyPath,
-        "-out",
-        certPath,
-        "-days",
-        "1",
-        "-subj",
-        "/CN=hooks.example.com",
-        "-addext",
-        "subjectAltName=DNS:hooks.example.com",
-      ],
-      { stdio: "ignore" },
-    );
     receiver = https.createServer(
       { cert: fs.readFileSync(certPath), key: fs.readFileSync(keyPath) },
       (req, res) => {

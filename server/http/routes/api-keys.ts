@@ -1,24 +1,22 @@
 import { z } from "zod";
 import {
-  apiKeySchema,
-  changeRateLimit,
   createAnyKeyBody,
-  createdApiKeySchema,
   createKey,
   createKeyBody,
   createProjectKey,
-  listMyKeys,
-  listProjectKeys,
-  rateLimitBody,
-  revokeKey,
-} from "../../keys/manage-keys";
+} from "../../keys/create-api-key";
+import { listMyKeys, listProjectKeys } from "../../keys/list-api-keys";
+import { apiKeySchema, createdApiKeySchema, presentApiKey } from "../../keys/present-api-key";
+import { revokeApiKey } from "../../keys/revoke-api-key";
+import { changeRateLimit, rateLimitBody } from "../../keys/set-rate-limit";
+import { listOf } from "../../lib/pagination";
+import { requireUser } from "../../access/caller";
 import { tenantParams } from "../params";
 import { defineRoute } from "../route";
-import { requireUser } from "./teams";
 
 const tag = "Access and keys";
 const keyId = z.string().regex(/^key_[A-Za-z0-9]{1,60}$/, "must be an API key ID");
-const list = z.object({ data: z.array(apiKeySchema) });
+const list = listOf(apiKeySchema);
 
 export const apiKeyRoutes = [
   defineRoute({
@@ -62,7 +60,7 @@ export const apiKeyRoutes = [
     status: 200,
     response: apiKeySchema,
     handler: async ({ caller, rootDb, params }) => ({
-      body: await revokeKey(rootDb, caller, params.key_id),
+      body: presentApiKey(await revokeApiKey({ keyId: params.key_id, caller, db: rootDb })),
     }),
   }),
   defineRoute({
@@ -114,7 +112,14 @@ export const apiKeyRoutes = [
     response: apiKeySchema,
     errors: ["user_token_required", "forbidden"],
     handler: async ({ principal, rootDb, params }) => ({
-      body: await revokeKey(rootDb, requireUser(principal), params.key_id, params.tenant_id),
+      body: presentApiKey(
+        await revokeApiKey({
+          keyId: params.key_id,
+          tenantId: params.tenant_id,
+          caller: requireUser(principal),
+          db: rootDb,
+        }),
+      ),
     }),
   }),
   defineRoute({

@@ -4,12 +4,17 @@ import type { RouteDef } from "../route";
 import { createRouter } from "../router";
 import { apiKeyRoutes } from "./api-keys";
 import { eventRoutes } from "./events";
+import { faultRoutes } from "./faults";
+import { inviteRoutes } from "./invites";
 import { locationRoutes } from "./locations";
+import { memberRoutes } from "./members";
+import { meRoutes } from "./me";
 import { metaRoutes } from "./meta";
 import { operationRoutes } from "./operations";
+import { projectRoutes } from "./projects";
 import { stationRoutes } from "./stations";
 import { tariffRoutes } from "./tariffs";
-import { teamRoutes } from "./teams";
+import { transactionRoutes } from "./transactions";
 import { webhookRoutes } from "./webhooks";
 
 /** Every /v1 route. The router, the OpenAPI document and /v1/capabilities all read this table. */
@@ -23,10 +28,15 @@ allRoutes.push(
   ...locationRoutes,
   ...stationRoutes,
   ...operationRoutes,
+  ...faultRoutes,
+  ...transactionRoutes,
   ...eventRoutes,
   ...webhookRoutes,
   ...tariffRoutes,
-  ...teamRoutes,
+  ...meRoutes,
+  ...projectRoutes,
+  ...memberRoutes,
+  ...inviteRoutes,
   ...apiKeyRoutes,
 );
 

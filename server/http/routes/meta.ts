@@ -7,7 +7,7 @@ import { DomainError } from "../../errors";
 import { MAX_BODY_BYTES } from "../body";
 import { IDEMPOTENCY_TTL_HOURS } from "../idempotency";
 import { defineRoute, type RouteDef } from "../route";
-import { accessSchema, describeAccess } from "../../teams/access";
+import { accessSchema, describeAccess } from "../../access/describe-access";
 import { API_VERSIONS, LATEST_VERSION, VERSION_STATUS } from "../../versions";
 
 const tag = "Getting started";

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { DbTx } from "../db";
-import type { Caller } from "../access/caller";
-import { scopesOf } from "./roles";
+import { myTeams } from "../teams/my-context";
+import type { Caller } from "./caller";
 
 export const accessSchema = z.object({
   principal: z.object({
@@ -49,19 +49,15 @@ export async function describeAccess(
             ],
     };
   }
-  const memberships = await db.teamMember.findMany({
-    where: { userId: caller.userId },
-    include: { team: { include: { tenants: { orderBy: { id: "asc" } } } } },
-    orderBy: { teamId: "asc" },
-  });
+  const teams = await myTeams(db, caller);
   return {
     principal,
-    tenants: memberships.flatMap((m) =>
-      m.team.tenants.map((t) => ({
-        id: t.id,
-        team_id: m.teamId,
-        roles: [m.role, caller.platformRole].filter((r): r is string => Boolean(r)),
-        scopes: [...scopesOf(m.role, caller.platformRole)],
+    tenants: teams.flatMap((team) =>
+      team.projects.map((project) => ({
+        id: project.id,
+        team_id: team.id,
+        roles: [team.role, caller.platformRole].filter((r) => r !== null),
+        scopes: project.scopes,
       })),
     ),
   };

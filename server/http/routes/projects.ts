@@ -1,0 +1,85 @@
+import { z } from "zod";
+import { requireUser } from "../../access/caller";
+import {
+  createProject,
+  getTenant,
+  listProjects,
+  tenantSchema,
+  updateTenant,
+  updateTenantBody,
+} from "../../teams/projects";
+import { nameSchema } from "../../teams/team-schema";
+import { listOf } from "../../lib/pagination";
+import { teamParams, tenantParams } from "../params";
+import { defineRoute } from "../route";
+
+const tag = "Teams and projects";
+
+export const projectRoutes = [
+  defineRoute({
+    method: "GET",
+    path: "/v1/tenants/{tenant_id}",
+    operationId: "getTenant",
+    summary: "Read a project",
+    description:
+      "Any member of the project's team (any role), a platform role, or a key of this project.",
+    tag,
+    auth: "tenant",
+    params: tenantParams,
+    status: 200,
+    response: tenantSchema,
+    handler: async ({ params, db }) => ({ body: await getTenant(db, params.tenant_id) }),
+  }),
+  defineRoute({
+    method: "PATCH",
+    path: "/v1/tenants/{tenant_id}",
+    operationId: "updateTenant",
+    summary: "Rename a project or set how chargers' Authorize requests are judged",
+    description:
+      "Signed-in owners and admins of the project's team, and platform admins (API keys: 403 `user_token_required`; other roles: 403 `forbidden`). Both fields optional. `name` is unique within the team (409 `project_name_taken`). `authorization_mode`: `accept_all` or `known_tokens`.",
+    tag,
+    auth: "tenant",
+    params: tenantParams,
+    body: updateTenantBody,
+    status: 200,
+    response: tenantSchema,
+    errors: ["project_name_taken", "user_token_required", "forbidden"],
+    handler: async ({ params, db, body, principal }) => ({
+      body: await updateTenant(db, requireUser(principal), params.tenant_id, body),
+    }),
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/v1/teams/{team_id}/projects",
+    operationId: "listProjects",
+    summary: "A team's projects",
+    description:
+      "Any member; platform staff read any team. Non-members get 404, as for an unknown team.",
+    tag,
+    auth: "user",
+    params: teamParams,
+    status: 200,
+    response: listOf(tenantSchema),
+    handler: async ({ caller, db, params }) => ({
+      body: { data: await listProjects(db, caller, params.team_id) },
+    }),
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/v1/teams/{team_id}/projects",
+    operationId: "createProject",
+    summary: "Create a project",
+    description:
+      "Owners and admins of the team, and platform admins (other roles: 403 `forbidden`; non-members: 404 as for an unknown team). At most 20 projects per team (409 `project_limit`); names are unique within the team (409 `project_name_taken`).",
+    tag,
+    auth: "user",
+    params: teamParams,
+    body: z.object({ name: nameSchema }).strict(),
+    status: 201,
+    response: tenantSchema,
+    errors: ["project_limit", "project_name_taken", "forbidden"],
+    handler: async ({ caller, rootDb, params, body }) => ({
+      body: await createProject(rootDb, caller, params.team_id, body.name),
+    }),
+  }),
+];
