@@ -11,7 +11,7 @@ import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import readline from "node:readline";
-import { startProduct } from "../e2e/fixtures/product";
+import { loopback, startProduct } from "../e2e/fixtures/product";
 import { aCharger } from "../ocpp/testing";
 import { closeDb, db, useDatabaseUrl } from "../server/db";
 import { startEmbeddedDatabase } from "../server/db/embedded";
@@ -47,7 +47,7 @@ function sim(job: unknown, onLine: (line: Record<string, unknown>) => void) {
 
 const product = await startProduct();
 const health = async () =>
-  (await (await fetch(`${product.ocppUrl.replace("ws:", "http:")}/health`)).json()) as {
+  (await (await fetch(`${loopback(product.ocppUrl).replace("ws:", "http:")}/health`)).json()) as {
     connections: number;
     memory_rss_bytes: number;
   };
@@ -82,7 +82,7 @@ try {
   }
   await db().station.updateMany({ where: { tenantId }, data: { passwordHash } });
   await closeDb();
-  const url = `${product.ocppUrl}/ocpp`;
+  const url = `${loopback(product.ocppUrl)}/ocpp`;
 
   // 1. connections held with heartbeats
   const idle = await health();
@@ -146,7 +146,7 @@ try {
   for (let i = 0; i < 100; i++) {
     const t0 = performance.now();
     const res = await fetch(
-      `${product.baseUrl}/v1/tenants/${tenantId}/stations/${station.id}/commands`,
+      `${loopback(product.baseUrl)}/v1/tenants/${tenantId}/stations/${station.id}/commands`,
       {
         method: "POST",
         headers: {
@@ -174,7 +174,7 @@ try {
     for (;;) {
       const page = (await (
         await fetch(
-          `${product.baseUrl}/v1/tenants/${tenantId}/events?after=${cursor}&type=connector.status_changed&station_id=${station.id}`,
+          `${loopback(product.baseUrl)}/v1/tenants/${tenantId}/events?after=${cursor}&type=connector.status_changed&station_id=${station.id}`,
           { headers: { authorization: `Bearer ${key}` } },
         )
       ).json()) as { data: unknown[]; next_cursor: number };
