@@ -10,6 +10,12 @@ import {
   recordDisconnected,
   type ChargerContext,
 } from "../server/charging/connections";
+import {
+  GATEWAY_HEARTBEAT_MS,
+  recordGatewayHeartbeat,
+  recordGatewayStopped,
+  registerGateway,
+} from "../server/charging/gateways";
 import type { Prisma } from "../server/generated/prisma/client";
 import { newId } from "../server/lib/ids";
 import { log } from "../server/log";
@@ -84,7 +90,7 @@ export async function createGateway({
   auth = {},
 }: GatewayOptions): Promise<Gateway> {
   const id = newId("gw");
-  await db.gateway.create({ data: { id } });
+  await registerGateway(db, id);
   await dummyPasswordHash(); // made now, so no charger's handshake pays for it
   const clients = new Map<number, { client: Client; connectedAt: Date }>();
   /** disconnects being written; close() waits for them before the process lets its pool go */
@@ -303,10 +309,10 @@ export async function createGateway({
   }
 
   const heartbeat = setInterval(() => {
-    db.gateway
-      .update({ where: { id }, data: { heartbeatAt: new Date() } })
-      .catch((error: unknown) => log.warn("gateway heartbeat failed", { error }));
-  }, 5_000);
+    recordGatewayHeartbeat(db, id).catch((error: unknown) =>
+      log.warn("gateway heartbeat failed", { error }),
+    );
+  }, GATEWAY_HEARTBEAT_MS);
   heartbeat.unref();
 
   const operations = await runOperations({
@@ -314,6 +320,7 @@ export async function createGateway({
     databaseUrl,
     gatewayId: id,
     localClient: (stationId) => clients.get(stationId)?.client,
+    localStationIds: () => [...clients.keys()],
     disconnect: (stationId) =>
       void clients
         .get(stationId)
@@ -335,9 +342,9 @@ export async function createGateway({
       // RPCServer.close does not wait for its clients' sockets; each close() here does.
       await Promise.all([server.close(closing), ...open.map((client) => client.close(closing))]);
       await Promise.all(disconnects);
-      await db.gateway
-        .update({ where: { id }, data: { stoppedAt: new Date() } })
-        .catch((error: unknown) => log.error("recording the gateway's stop failed", { error }));
+      await recordGatewayStopped(db, id).catch((error: unknown) =>
+        log.error("recording the gateway's stop failed", { error }),
+      );
       // Stations this process held are offline now (also those whose socket was still opening).
       const held = await db.station.findMany({
         where: { gatewayId: id },

@@ -1,14 +1,15 @@
 import pg from "pg";
 import type { Db } from "../server/db";
 import { releaseDeadGateways } from "../server/charging/connections";
-import { inTransaction } from "../server/db/retry";
-import { completeOperation } from "../server/operations/complete-operation";
-import { GATEWAY_STALE_MS, stationOffline } from "../server/operations/create-command";
 import { interpretAnswer, type OcppCall } from "../server/operations/ocpp-commands";
 import {
   recordDispatchOutcome,
   type DispatchOutcome,
 } from "../server/operations/record-dispatch-outcome";
+import {
+  rejectUnreachableOperations,
+  unclaimedOperationIds,
+} from "../server/operations/reject-unreachable-operations";
 import { settleOrphanedOperations } from "../server/operations/settle-orphaned-operations";
 import { log } from "../server/log";
 
@@ -21,6 +22,8 @@ export type OperationRunnerOptions = {
   databaseUrl: string;
   gatewayId: string;
   localClient: (stationId: number) => Sender | undefined;
+  /** the stations whose sockets this gateway holds */
+  localStationIds: () => number[];
   disconnect: (stationId: number) => void;
   callTimeoutMs: number;
 };
@@ -106,35 +109,9 @@ export async function runOperations(options: OperationRunnerOptions) {
 
   async function sweep() {
     await settleOrphanedOperations({ db, callTimeoutMs: options.callTimeoutMs });
-    const pending = await db.operation.findMany({
-      where: { status: "dispatching", claimedBy: null },
-      select: { id: true, stationId: true, createdAt: true },
-      take: 500,
-    });
-    if (!pending.length) return;
-    const gateways = await db.gateway.findMany({
-      select: { id: true, heartbeatAt: true, stoppedAt: true },
-    });
-    const alive = new Set(
-      gateways
-        .filter((g) => !g.stoppedAt && g.heartbeatAt.getTime() > Date.now() - GATEWAY_STALE_MS)
-        .map((g) => g.id),
-    );
-    for (const op of pending) {
-      if (op.stationId && options.localClient(op.stationId)) {
-        await tryDispatch(op.id);
-        continue;
-      }
-      const station = op.stationId
-        ? await db.station.findUnique({ where: { id: op.stationId }, select: { gatewayId: true } })
-        : null;
-      const ownerAlive = station?.gatewayId ? alive.has(station.gatewayId) : false;
-      if (!ownerAlive && Date.now() - op.createdAt.getTime() > 2_000) {
-        await inTransaction(db, (tx) =>
-          completeOperation(tx, op.id, { status: "rejected", result: { error: stationOffline() } }),
-        );
-      }
-    }
+    await rejectUnreachableOperations({ db });
+    const missed = await unclaimedOperationIds({ db, stationIds: options.localStationIds() });
+    for (const id of missed) await tryDispatch(id);
   }
 
   let running = true;
@@ -144,7 +121,7 @@ export async function runOperations(options: OperationRunnerOptions) {
     sweep().catch((error: unknown) => log.error("operations sweep failed", { error }));
     // Every few seconds: stations held by a gateway that died go offline (with their events).
     if (++ticks % 5 === 0) {
-      releaseDeadGateways({ db, staleAfterMs: GATEWAY_STALE_MS }).catch((error: unknown) =>
+      releaseDeadGateways({ db }).catch((error: unknown) =>
         log.error("releasing dead gateways failed", { error }),
       );
     }

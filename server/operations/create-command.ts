@@ -3,6 +3,7 @@ import { db as defaultDb, type Db, type DbTx } from "../db";
 import { DomainError, notFound } from "../errors";
 import type { Prisma } from "../generated/prisma/client";
 import { issueToken } from "../charging/authorize-token";
+import { owningGateway } from "../charging/gateways";
 import { newId } from "../lib/ids";
 import { completeOperation } from "./complete-operation";
 import { buildOcppCall, type Command } from "./ocpp-commands";
@@ -35,18 +36,6 @@ export const commandBody = z.discriminatedUnion("action", [
     mode: z.enum(["inoperative", "operative"]),
   }),
 ]);
-
-/** A gateway whose heartbeat is older than this is treated as gone. */
-export const GATEWAY_STALE_MS = 15_000;
-
-/** The live gateway holding the station's socket, or null when the station is offline. */
-export async function owningGateway(db: DbTx, stationId: number): Promise<string | null> {
-  const rows = await db.$queryRaw<{ gateway_id: string }[]>`
-    SELECT s.gateway_id FROM stations s JOIN gateways g ON g.id = s.gateway_id
-     WHERE s.id = ${stationId} AND g.stopped_at IS NULL
-       AND g.heartbeat_at > now() - make_interval(secs => ${GATEWAY_STALE_MS / 1000})`;
-  return rows[0]?.gateway_id ?? null;
-}
 
 export const stationOffline = () => ({
   code: "station_offline",

@@ -7,7 +7,7 @@ import { newId } from "../lib/ids";
 import { hashPassword } from "../lib/passwords";
 import type { TenantPrincipal } from "../access/caller";
 import { completeOperation } from "../operations/complete-operation";
-import { owningGateway } from "../operations/create-command";
+import { owningGateway } from "../charging/gateways";
 import { presentOperation } from "../operations/present-operation";
 
 /** OCPP security profile 1/2 passwords: 16 to 40 characters (OCPP 2.0.1 BasicAuthPassword). */
