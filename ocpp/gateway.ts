@@ -61,7 +61,8 @@ type Client = {
   ) => void;
   call: (method: string, params: unknown, options?: { callTimeoutMs?: number }) => Promise<unknown>;
   close: (options?: { code?: number; reason?: string; force?: boolean }) => Promise<unknown>;
-  on: (event: string, listener: (...args: unknown[]) => void) => void;
+  on(event: string, listener: (...args: never[]) => void): void;
+  off(event: string, listener: (...args: never[]) => void): void;
 };
 
 export type GatewayOptions = {

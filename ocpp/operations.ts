@@ -1,27 +1,20 @@
 import pg from "pg";
 import type { Db } from "../server/db";
 import { releaseDeadGateways } from "../server/charging/connections";
-import { interpretAnswer, type OcppCall } from "../server/operations/ocpp-commands";
-import {
-  recordDispatchOutcome,
-  type DispatchOutcome,
-} from "../server/operations/record-dispatch-outcome";
+import { dispatchOperation } from "../server/operations/dispatch-operation";
 import {
   rejectUnreachableOperations,
   unclaimedOperationIds,
 } from "../server/operations/reject-unreachable-operations";
 import { settleOrphanedOperations } from "../server/operations/settle-orphaned-operations";
 import { log } from "../server/log";
-
-type Sender = {
-  call: (method: string, params: unknown, options?: { callTimeoutMs?: number }) => Promise<unknown>;
-};
+import { chargerLink, type CallingClient } from "./charger-link";
 
 export type OperationRunnerOptions = {
   db: Db;
   databaseUrl: string;
   gatewayId: string;
-  localClient: (stationId: number) => Sender | undefined;
+  localClient: (stationId: number) => CallingClient | undefined;
   /** the stations whose sockets this gateway holds */
   localStationIds: () => number[];
   disconnect: (stationId: number) => void;
@@ -29,12 +22,12 @@ export type OperationRunnerOptions = {
 };
 
 /**
- * Sends operator commands to the chargers this gateway holds. The API writes a `dispatching`
- * operation and NOTIFYs `operations`; every gateway hears it and the one holding the station's
- * socket claims it (a conditional UPDATE, so exactly one) BEFORE sending. A send whose answer is
- * not confirmed becomes `unknown`, never resent. A sweep every second catches missed
- * notifications, rejects what no live gateway can send (`station_offline`), and marks `unknown`
- * claimed operations whose outcome can no longer be recorded (`settleOrphanedOperations`).
+ * Sends operations to the chargers this gateway holds, whatever their kind. The API writes a
+ * `dispatching` operation and NOTIFYs `operations`; every gateway hears it and the one holding the
+ * station's socket dispatches it (`dispatchOperation`: claimed before it is sent, so exactly once;
+ * an unconfirmed send becomes `unknown`, never resent). A sweep every second catches missed
+ * notifications and runs the server's sweeps: `settleOrphanedOperations` (claimed, outcome lost)
+ * and `rejectUnreachableOperations` (unclaimed, no live gateway holds the station).
  */
 export async function runOperations(options: OperationRunnerOptions) {
   const { db, gatewayId } = options;
@@ -44,64 +37,21 @@ export async function runOperations(options: OperationRunnerOptions) {
   await listener.query("LISTEN operations");
   await listener.query("LISTEN station_control");
   listener.on("notification", (message) => {
-    if (message.channel === "operations" && message.payload) void tryDispatch(message.payload);
+    if (message.channel === "operations" && message.payload) void dispatch(message.payload);
     if (message.channel === "station_control" && message.payload) {
       const stationId = Number(message.payload);
       if (Number.isInteger(stationId)) options.disconnect(stationId);
     }
   });
 
-  async function tryDispatch(operationId: string) {
+  const link = (stationId: number) => {
+    const client = options.localClient(stationId);
+    return client && chargerLink(client, options.callTimeoutMs);
+  };
+
+  async function dispatch(operationId: string) {
     try {
-      const operation = await db.operation.findUnique({ where: { id: operationId } });
-      if (
-        !operation ||
-        operation.status !== "dispatching" ||
-        operation.claimedBy ||
-        !operation.stationId ||
-        !operation.ocppCall
-      )
-        return;
-      const client = options.localClient(operation.stationId);
-      if (!client) return; // another gateway holds it, or the sweep will reject it
-      const claimed = await db.operation.updateMany({
-        where: { id: operationId, status: "dispatching", claimedBy: null },
-        data: { claimedBy: gatewayId, claimedAt: new Date() },
-      });
-      if (claimed.count === 0) return;
-      const call = operation.ocppCall as unknown as OcppCall;
-      let outcome: DispatchOutcome;
-      try {
-        const answer = await client.call(call.action, call.payload, {
-          callTimeoutMs: options.callTimeoutMs,
-        });
-        outcome = interpretAnswer(answer);
-      } catch (error) {
-        const rpcCode = (error as { rpcErrorCode?: string }).rpcErrorCode;
-        outcome = rpcCode
-          ? {
-              status: "rejected",
-              result: {
-                error: {
-                  code: "charger_error",
-                  message: `The charger answered with ${rpcCode}.`,
-                  details: { rpc_error_code: rpcCode },
-                },
-              },
-            }
-          : {
-              status: "unknown",
-              result: {
-                error: {
-                  code: "dispatch_unconfirmed",
-                  message:
-                    "The charger did not confirm the command; reconcile before sending it again.",
-                  details: { reason: (error as Error).message },
-                },
-              },
-            };
-      }
-      await recordDispatchOutcome({ db, operation, outcome });
+      await dispatchOperation({ db, operationId, gatewayId, link });
     } catch (error) {
       log.error("dispatching an operation failed", { operationId, error });
     }
@@ -111,7 +61,7 @@ export async function runOperations(options: OperationRunnerOptions) {
     await settleOrphanedOperations({ db, callTimeoutMs: options.callTimeoutMs });
     await rejectUnreachableOperations({ db });
     const missed = await unclaimedOperationIds({ db, stationIds: options.localStationIds() });
-    for (const id of missed) await tryDispatch(id);
+    for (const id of missed) await dispatch(id);
   }
 
   let running = true;

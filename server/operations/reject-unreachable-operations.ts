@@ -2,7 +2,7 @@ import type { Db } from "../db";
 import { inTransaction } from "../db/retry";
 import { gatewayAlive } from "../charging/gateways";
 import { completeOperation } from "./complete-operation";
-import { stationOffline } from "./create-command";
+import { stationOffline } from "./create-operation";
 
 /**
  * How long an unclaimed operation may wait for its station's gateway before it is refused: the
