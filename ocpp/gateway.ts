@@ -20,6 +20,7 @@ import type { Prisma } from "../server/generated/prisma/client";
 import { newId } from "../server/lib/ids";
 import { log } from "../server/log";
 import { dummyPasswordHash, verifyPassword } from "../server/lib/passwords";
+import { authenticateStation, type StationSession } from "../server/charging/authenticate-station";
 import { STATION_NAME_PATTERN } from "../server/stations/station-schema";
 import {
   DEFAULT_AUTH_LIMITS,
@@ -51,11 +52,10 @@ export type Gateway = {
   close: () => Promise<void>;
 };
 
-type Session = { stationId: number; tenantId: number; name: string };
 type Client = {
   identity: string;
   protocol: string;
-  session: Session;
+  session: StationSession;
   handle: (
     handler: (call: { method: string; params: unknown; messageId: string }) => unknown,
   ) => void;
@@ -108,7 +108,7 @@ export async function createGateway({
     wssOptions: { maxPayload: MAX_FRAME_BYTES, WebSocket: GuardedSocket },
   });
 
-  type Accept = (session: Session, protocol?: string) => void;
+  type Accept = (session: StationSession, protocol?: string) => void;
   type Reject = (code: number, message: string) => void;
   type Handshake = {
     identity: string;
@@ -132,9 +132,9 @@ export async function createGateway({
    * per client address (`reserveAttempt`, shared by every gateway) and refused past the limit
    * without checking the password (429; ocpp-rpc's reject cannot add Retry-After, so the wait is
    * in the body). Checks take turns by address, one at a time per name (`createCheckQueue`), so
-   * guessing cannot take the threads scrypt runs on from other chargers. Unknown names and
-   * stations without a password are checked against a dummy hash: every refusal costs one scrypt
-   * and reads 401, so timing does not tell which names exist.
+   * guessing cannot take the threads scrypt runs on from other chargers. The check itself is
+   * `authenticateStation` (a dummy hash for unknown names: every refusal costs one scrypt and
+   * reads 401, so timing does not tell which names exist).
    */
   async function authenticate(
     accept: Accept,
@@ -165,14 +165,14 @@ export async function createGateway({
         const reserved = await reserveAttempt({ db, name: handshake.identity, address, limits });
         if (!reserved.allowed)
           return reject(429, `Too many failed attempts; retry in ${reserved.retryAfterSeconds} s.`);
-        const station = await db.station.findUnique({
-          where: { nameKey: handshake.identity.toLowerCase() },
+        const session = await authenticateStation({
+          db,
+          name: handshake.identity,
+          password: handshake.password,
+          verify,
         });
-        // Checked whether or not the station exists: the check is what takes the time.
-        const hash = station?.passwordHash ?? (await dummyPasswordHash());
-        const right = await verify(handshake.password, hash);
-        if (!station || !right) return reject(401, "Unauthorized");
-        accept({ stationId: station.id, tenantId: station.tenantId, name: station.name }, protocol);
+        if (!session) return reject(401, "Unauthorized");
+        accept(session, protocol);
         turn.done(); // before the answer reaches the charger, which may reconnect at once
         await reserved.giveBack();
       } finally {
