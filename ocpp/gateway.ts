@@ -37,7 +37,7 @@ import { runOperations } from "./operations";
 import { answerPolitely } from "./handlers/fallback";
 import { v16Handlers } from "./handlers/v16";
 import { v2Handlers } from "./handlers/v2";
-import type { ChargerHandler } from "./handlers/types";
+import type { ValidatedHandler } from "./handlers/types";
 
 /** Charger calls that record nothing a retry could apply twice. */
 const STATELESS_ACTIONS = new Set(["Heartbeat", "Authorize"]);
@@ -261,12 +261,12 @@ export async function createGateway({
 
   async function handleCall(
     charger: ChargerContext,
-    handlers: Record<string, ChargerHandler>,
+    handlers: ReadonlyMap<string, ValidatedHandler>,
     method: string,
     params: unknown,
     messageId: string,
   ) {
-    const handler = handlers[method];
+    const handler = handlers.get(method);
     if (!handler) return answerPolitely(charger.protocol, method);
     try {
       touch(charger.stationId);
