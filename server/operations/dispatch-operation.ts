@@ -4,7 +4,15 @@ import { open } from "../lib/secret-box";
 import { log } from "../log";
 import { completeOperation } from "./complete-operation";
 import { operationKind } from "./kinds";
-import { isRefusal, type OcppCall, type Outcome } from "./kinds/kind";
+import type { Operation } from "../generated/prisma/client";
+import {
+  isRefusal,
+  type DispatchStation,
+  type OcppCall,
+  type OperationKind,
+  type Outcome,
+  type Refusal,
+} from "./kinds/kind";
 
 /** What became of one call sent to a charger, in the words the outcome needs. */
 export type SendResult =
@@ -58,39 +66,54 @@ export async function dispatchOperation({
     data: { claimedBy: gatewayId, claimedAt: new Date() },
   });
   if (claimed.count === 0) return null;
-  let outcome: Outcome;
-  try {
-    const built = await kind.build({
-      operation,
-      station: {
-        id: operation.stationId,
-        tenantId: operation.tenantId,
-        protocol: charger.protocol,
-      },
-      secret: operation.secret === null ? null : open(operation.secret),
-      db,
-    });
-    outcome = isRefusal(built)
-      ? { status: "rejected", result: { error: built.refused } }
-      : await sendAndInterpret(charger, built, (answer) =>
-          kind.interpret(answer, charger.protocol),
-        );
-  } catch (error) {
-    log.error("building an operation's call failed", { operationId, error });
-    outcome = notSent("The call could not be built.");
-  }
+  const station = {
+    id: operation.stationId,
+    tenantId: operation.tenantId,
+    protocol: charger.protocol,
+  };
+  const outcome = await buildSendInterpret({ db, kind, operation, station, charger });
   return inTransaction(db, (tx) => completeOperation(tx, operationId, outcome));
 }
 
-async function sendAndInterpret(
-  charger: ChargerLink,
-  call: OcppCall,
-  interpret: (answer: unknown) => Outcome,
-): Promise<Outcome> {
-  const sent = await charger.send(call);
+/** Never throws: a failure before the send is `rejected` (nothing sent), after it `unknown`. */
+async function buildSendInterpret({
+  db,
+  kind,
+  operation,
+  station,
+  charger,
+}: {
+  db: Db;
+  kind: OperationKind;
+  operation: Operation;
+  station: DispatchStation;
+  charger: ChargerLink;
+}): Promise<Outcome> {
+  let built: OcppCall | Refusal;
+  try {
+    built = await kind.build({
+      operation,
+      station,
+      secret: operation.secret === null ? null : open(operation.secret),
+      db,
+    });
+  } catch (error) {
+    log.error("building an operation's call failed", { operationId: operation.id, error });
+    return notSent("The call could not be built.");
+  }
+  if (isRefusal(built)) return { status: "rejected", result: { error: built.refused } };
+  const sent = await charger.send(built);
+  if (sent.kind !== "answered") return outcomeOf(sent);
+  try {
+    return kind.interpret(sent.answer, charger.protocol);
+  } catch (error) {
+    log.error("interpreting a charger's answer failed", { operationId: operation.id, error });
+    return outcomeOf({ kind: "unconfirmed", reason: "The answer could not be interpreted." });
+  }
+}
+
+function outcomeOf(sent: Exclude<SendResult, { kind: "answered" }>): Outcome {
   switch (sent.kind) {
-    case "answered":
-      return interpret(sent.answer);
     case "call_error":
       return {
         status: "rejected",
