@@ -41,17 +41,6 @@ export default tseslint.config(
     },
   },
   {
-    // Charger payloads reach these handlers only after strict validation against the official
-    // OCPP schemas (both directions), so reading their fields is safe without static types.
-    files: ["ocpp/handlers/**"],
-    rules: {
-      "@typescript-eslint/no-explicit-any": "off",
-      "@typescript-eslint/no-unsafe-member-access": "off",
-      "@typescript-eslint/no-unsafe-assignment": "off",
-      "@typescript-eslint/no-unsafe-argument": "off",
-    },
-  },
-  {
     files: ["**/*.mjs", "**/*.js"],
     ...tseslint.configs.disableTypeChecked,
     languageOptions: {

@@ -102,7 +102,6 @@ describe("a charger that closes its socket on a command", () => {
         action: "reset",
         status: "dispatching",
         request: { action: "reset", mode: "soft" },
-        ocppCall: { action: "Reset", payload: { type: "Soft" } },
         claimedBy: gw.gateway.id,
         claimedAt: new Date(Date.now() - 8_000),
       },
@@ -113,7 +112,7 @@ describe("a charger that closes its socket on a command", () => {
       result: { error: { code: "dispatch_unconfirmed", details: { reason: "connection_closed" } } },
     });
     const row = await db().operation.findUniqueOrThrow({ where: { id: op.id } });
-    expect(row.ocppCall).toBeNull(); // settled, never resent
+    expect(row.secret).toBeNull(); // settled, nothing kept to send
     expect(row.claimedBy).toBe(gw.gateway.id);
   });
 });

@@ -10,10 +10,17 @@ import {
   recordDisconnected,
   type ChargerContext,
 } from "../server/charging/connections";
+import {
+  GATEWAY_HEARTBEAT_MS,
+  recordGatewayHeartbeat,
+  recordGatewayStopped,
+  registerGateway,
+} from "../server/charging/gateways";
 import type { Prisma } from "../server/generated/prisma/client";
 import { newId } from "../server/lib/ids";
 import { log } from "../server/log";
 import { dummyPasswordHash, verifyPassword } from "../server/lib/passwords";
+import { authenticateStation, type StationSession } from "../server/charging/authenticate-station";
 import { STATION_NAME_PATTERN } from "../server/stations/station-schema";
 import {
   DEFAULT_AUTH_LIMITS,
@@ -30,7 +37,7 @@ import { runOperations } from "./operations";
 import { answerPolitely } from "./handlers/fallback";
 import { v16Handlers } from "./handlers/v16";
 import { v2Handlers } from "./handlers/v2";
-import type { ChargerHandler } from "./handlers/types";
+import type { ValidatedHandler } from "./handlers/types";
 
 /** Charger calls that record nothing a retry could apply twice. */
 const STATELESS_ACTIONS = new Set(["Heartbeat", "Authorize"]);
@@ -45,17 +52,17 @@ export type Gateway = {
   close: () => Promise<void>;
 };
 
-type Session = { stationId: number; tenantId: number; name: string };
 type Client = {
   identity: string;
   protocol: string;
-  session: Session;
+  session: StationSession;
   handle: (
     handler: (call: { method: string; params: unknown; messageId: string }) => unknown,
   ) => void;
   call: (method: string, params: unknown, options?: { callTimeoutMs?: number }) => Promise<unknown>;
   close: (options?: { code?: number; reason?: string; force?: boolean }) => Promise<unknown>;
-  on: (event: string, listener: (...args: unknown[]) => void) => void;
+  on(event: string, listener: (...args: never[]) => void): void;
+  off(event: string, listener: (...args: never[]) => void): void;
 };
 
 export type GatewayOptions = {
@@ -84,7 +91,7 @@ export async function createGateway({
   auth = {},
 }: GatewayOptions): Promise<Gateway> {
   const id = newId("gw");
-  await db.gateway.create({ data: { id } });
+  await registerGateway(db, id);
   await dummyPasswordHash(); // made now, so no charger's handshake pays for it
   const clients = new Map<number, { client: Client; connectedAt: Date }>();
   /** disconnects being written; close() waits for them before the process lets its pool go */
@@ -101,7 +108,7 @@ export async function createGateway({
     wssOptions: { maxPayload: MAX_FRAME_BYTES, WebSocket: GuardedSocket },
   });
 
-  type Accept = (session: Session, protocol?: string) => void;
+  type Accept = (session: StationSession, protocol?: string) => void;
   type Reject = (code: number, message: string) => void;
   type Handshake = {
     identity: string;
@@ -125,9 +132,9 @@ export async function createGateway({
    * per client address (`reserveAttempt`, shared by every gateway) and refused past the limit
    * without checking the password (429; ocpp-rpc's reject cannot add Retry-After, so the wait is
    * in the body). Checks take turns by address, one at a time per name (`createCheckQueue`), so
-   * guessing cannot take the threads scrypt runs on from other chargers. Unknown names and
-   * stations without a password are checked against a dummy hash: every refusal costs one scrypt
-   * and reads 401, so timing does not tell which names exist.
+   * guessing cannot take the threads scrypt runs on from other chargers. The check itself is
+   * `authenticateStation` (a dummy hash for unknown names: every refusal costs one scrypt and
+   * reads 401, so timing does not tell which names exist).
    */
   async function authenticate(
     accept: Accept,
@@ -158,14 +165,14 @@ export async function createGateway({
         const reserved = await reserveAttempt({ db, name: handshake.identity, address, limits });
         if (!reserved.allowed)
           return reject(429, `Too many failed attempts; retry in ${reserved.retryAfterSeconds} s.`);
-        const station = await db.station.findUnique({
-          where: { nameKey: handshake.identity.toLowerCase() },
+        const session = await authenticateStation({
+          db,
+          name: handshake.identity,
+          password: handshake.password,
+          verify,
         });
-        // Checked whether or not the station exists: the check is what takes the time.
-        const hash = station?.passwordHash ?? (await dummyPasswordHash());
-        const right = await verify(handshake.password, hash);
-        if (!station || !right) return reject(401, "Unauthorized");
-        accept({ stationId: station.id, tenantId: station.tenantId, name: station.name }, protocol);
+        if (!session) return reject(401, "Unauthorized");
+        accept(session, protocol);
         turn.done(); // before the answer reaches the charger, which may reconnect at once
         await reserved.giveBack();
       } finally {
@@ -254,12 +261,12 @@ export async function createGateway({
 
   async function handleCall(
     charger: ChargerContext,
-    handlers: Record<string, ChargerHandler>,
+    handlers: ReadonlyMap<string, ValidatedHandler>,
     method: string,
     params: unknown,
     messageId: string,
   ) {
-    const handler = handlers[method];
+    const handler = handlers.get(method);
     if (!handler) return answerPolitely(charger.protocol, method);
     try {
       touch(charger.stationId);
@@ -303,10 +310,10 @@ export async function createGateway({
   }
 
   const heartbeat = setInterval(() => {
-    db.gateway
-      .update({ where: { id }, data: { heartbeatAt: new Date() } })
-      .catch((error: unknown) => log.warn("gateway heartbeat failed", { error }));
-  }, 5_000);
+    recordGatewayHeartbeat(db, id).catch((error: unknown) =>
+      log.warn("gateway heartbeat failed", { error }),
+    );
+  }, GATEWAY_HEARTBEAT_MS);
   heartbeat.unref();
 
   const operations = await runOperations({
@@ -314,6 +321,7 @@ export async function createGateway({
     databaseUrl,
     gatewayId: id,
     localClient: (stationId) => clients.get(stationId)?.client,
+    localStationIds: () => [...clients.keys()],
     disconnect: (stationId) =>
       void clients
         .get(stationId)
@@ -335,9 +343,9 @@ export async function createGateway({
       // RPCServer.close does not wait for its clients' sockets; each close() here does.
       await Promise.all([server.close(closing), ...open.map((client) => client.close(closing))]);
       await Promise.all(disconnects);
-      await db.gateway
-        .update({ where: { id }, data: { stoppedAt: new Date() } })
-        .catch((error: unknown) => log.error("recording the gateway's stop failed", { error }));
+      await recordGatewayStopped(db, id).catch((error: unknown) =>
+        log.error("recording the gateway's stop failed", { error }),
+      );
       // Stations this process held are offline now (also those whose socket was still opening).
       const held = await db.station.findMany({
         where: { gatewayId: id },

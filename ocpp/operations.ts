@@ -1,37 +1,33 @@
 import pg from "pg";
 import type { Db } from "../server/db";
 import { releaseDeadGateways } from "../server/charging/connections";
-import { inTransaction } from "../server/db/retry";
-import { completeOperation } from "../server/operations/complete-operation";
-import { GATEWAY_STALE_MS, stationOffline } from "../server/operations/create-command";
-import { interpretAnswer, type OcppCall } from "../server/operations/ocpp-commands";
+import { dispatchOperation } from "../server/operations/dispatch-operation";
 import {
-  recordDispatchOutcome,
-  type DispatchOutcome,
-} from "../server/operations/record-dispatch-outcome";
+  rejectUnreachableOperations,
+  unclaimedOperationIds,
+} from "../server/operations/reject-unreachable-operations";
 import { settleOrphanedOperations } from "../server/operations/settle-orphaned-operations";
 import { log } from "../server/log";
-
-type Sender = {
-  call: (method: string, params: unknown, options?: { callTimeoutMs?: number }) => Promise<unknown>;
-};
+import { chargerLink, type CallingClient } from "./charger-link";
 
 export type OperationRunnerOptions = {
   db: Db;
   databaseUrl: string;
   gatewayId: string;
-  localClient: (stationId: number) => Sender | undefined;
+  localClient: (stationId: number) => CallingClient | undefined;
+  /** the stations whose sockets this gateway holds */
+  localStationIds: () => number[];
   disconnect: (stationId: number) => void;
   callTimeoutMs: number;
 };
 
 /**
- * Sends operator commands to the chargers this gateway holds. The API writes a `dispatching`
- * operation and NOTIFYs `operations`; every gateway hears it and the one holding the station's
- * socket claims it (a conditional UPDATE, so exactly one) BEFORE sending. A send whose answer is
- * not confirmed becomes `unknown`, never resent. A sweep every second catches missed
- * notifications, rejects what no live gateway can send (`station_offline`), and marks `unknown`
- * claimed operations whose outcome can no longer be recorded (`settleOrphanedOperations`).
+ * Sends operations to the chargers this gateway holds, whatever their kind. The API writes a
+ * `dispatching` operation and NOTIFYs `operations`; every gateway hears it and the one holding the
+ * station's socket dispatches it (`dispatchOperation`: claimed before it is sent, so exactly once;
+ * an unconfirmed send becomes `unknown`, never resent). A sweep every second catches missed
+ * notifications and runs the server's sweeps: `settleOrphanedOperations` (claimed, outcome lost)
+ * and `rejectUnreachableOperations` (unclaimed, no live gateway holds the station).
  */
 export async function runOperations(options: OperationRunnerOptions) {
   const { db, gatewayId } = options;
@@ -41,64 +37,21 @@ export async function runOperations(options: OperationRunnerOptions) {
   await listener.query("LISTEN operations");
   await listener.query("LISTEN station_control");
   listener.on("notification", (message) => {
-    if (message.channel === "operations" && message.payload) void tryDispatch(message.payload);
+    if (message.channel === "operations" && message.payload) void dispatch(message.payload);
     if (message.channel === "station_control" && message.payload) {
       const stationId = Number(message.payload);
       if (Number.isInteger(stationId)) options.disconnect(stationId);
     }
   });
 
-  async function tryDispatch(operationId: string) {
+  const link = (stationId: number) => {
+    const client = options.localClient(stationId);
+    return client && chargerLink(client, options.callTimeoutMs);
+  };
+
+  async function dispatch(operationId: string) {
     try {
-      const operation = await db.operation.findUnique({ where: { id: operationId } });
-      if (
-        !operation ||
-        operation.status !== "dispatching" ||
-        operation.claimedBy ||
-        !operation.stationId ||
-        !operation.ocppCall
-      )
-        return;
-      const client = options.localClient(operation.stationId);
-      if (!client) return; // another gateway holds it, or the sweep will reject it
-      const claimed = await db.operation.updateMany({
-        where: { id: operationId, status: "dispatching", claimedBy: null },
-        data: { claimedBy: gatewayId, claimedAt: new Date() },
-      });
-      if (claimed.count === 0) return;
-      const call = operation.ocppCall as unknown as OcppCall;
-      let outcome: DispatchOutcome;
-      try {
-        const answer = await client.call(call.action, call.payload, {
-          callTimeoutMs: options.callTimeoutMs,
-        });
-        outcome = interpretAnswer(answer);
-      } catch (error) {
-        const rpcCode = (error as { rpcErrorCode?: string }).rpcErrorCode;
-        outcome = rpcCode
-          ? {
-              status: "rejected",
-              result: {
-                error: {
-                  code: "charger_error",
-                  message: `The charger answered with ${rpcCode}.`,
-                  details: { rpc_error_code: rpcCode },
-                },
-              },
-            }
-          : {
-              status: "unknown",
-              result: {
-                error: {
-                  code: "dispatch_unconfirmed",
-                  message:
-                    "The charger did not confirm the command; reconcile before sending it again.",
-                  details: { reason: (error as Error).message },
-                },
-              },
-            };
-      }
-      await recordDispatchOutcome({ db, operation, outcome });
+      await dispatchOperation({ db, operationId, gatewayId, link });
     } catch (error) {
       log.error("dispatching an operation failed", { operationId, error });
     }
@@ -106,35 +59,9 @@ export async function runOperations(options: OperationRunnerOptions) {
 
   async function sweep() {
     await settleOrphanedOperations({ db, callTimeoutMs: options.callTimeoutMs });
-    const pending = await db.operation.findMany({
-      where: { status: "dispatching", claimedBy: null },
-      select: { id: true, stationId: true, createdAt: true },
-      take: 500,
-    });
-    if (!pending.length) return;
-    const gateways = await db.gateway.findMany({
-      select: { id: true, heartbeatAt: true, stoppedAt: true },
-    });
-    const alive = new Set(
-      gateways
-        .filter((g) => !g.stoppedAt && g.heartbeatAt.getTime() > Date.now() - GATEWAY_STALE_MS)
-        .map((g) => g.id),
-    );
-    for (const op of pending) {
-      if (op.stationId && options.localClient(op.stationId)) {
-        await tryDispatch(op.id);
-        continue;
-      }
-      const station = op.stationId
-        ? await db.station.findUnique({ where: { id: op.stationId }, select: { gatewayId: true } })
-        : null;
-      const ownerAlive = station?.gatewayId ? alive.has(station.gatewayId) : false;
-      if (!ownerAlive && Date.now() - op.createdAt.getTime() > 2_000) {
-        await inTransaction(db, (tx) =>
-          completeOperation(tx, op.id, { status: "rejected", result: { error: stationOffline() } }),
-        );
-      }
-    }
+    await rejectUnreachableOperations({ db });
+    const missed = await unclaimedOperationIds({ db, stationIds: options.localStationIds() });
+    for (const id of missed) await dispatch(id);
   }
 
   let running = true;
@@ -144,7 +71,7 @@ export async function runOperations(options: OperationRunnerOptions) {
     sweep().catch((error: unknown) => log.error("operations sweep failed", { error }));
     // Every few seconds: stations held by a gateway that died go offline (with their events).
     if (++ticks % 5 === 0) {
-      releaseDeadGateways({ db, staleAfterMs: GATEWAY_STALE_MS }).catch((error: unknown) =>
+      releaseDeadGateways({ db }).catch((error: unknown) =>
         log.error("releasing dead gateways failed", { error }),
       );
     }

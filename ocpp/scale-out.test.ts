@@ -104,7 +104,6 @@ describe("several ocpp processes", () => {
         action: "reset",
         status: "dispatching",
         request: { action: "reset", mode: "soft" },
-        ocppCall: { action: "Reset", payload: { type: "Soft" } },
         claimedBy: dead,
         claimedAt: longAgo,
       },

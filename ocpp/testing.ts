@@ -67,8 +67,8 @@ export async function waitUntil(check: () => boolean | Promise<boolean>, ms = 80
 
 /**
  * A charger speaking OCPP-J frames by hand over a plain `ws` socket, for frames a strict client
- * cannot send (unparseable, over-long message IDs, deep nesting). `exchange` sends one frame and
- * resolves with the parsed answer carrying `messageId`.
+ * cannot send (unparseable, over-long message IDs, deep nesting, answers that break the schema).
+ * `exchange` sends one frame and resolves with the parsed answer carrying `messageId`.
  */
 export async function aRawCharger(options: {
   url: string;
@@ -101,6 +101,8 @@ export async function aRawCharger(options: {
       received.splice(received.indexOf(answer), 1);
       return answer;
     },
+    /** sends one frame without waiting for anything (e.g. an answer to the gateway's call) */
+    send: (frame: string) => ws.send(frame),
     close: () => ws.terminate(),
   };
 }

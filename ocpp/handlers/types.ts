@@ -2,21 +2,46 @@ import type { DbTx } from "../../server/db";
 import type { ChargerContext } from "../../server/charging/connections";
 
 /** A charger-initiated call: runs in one transaction with the dedup record of its message id. */
-export type ChargerHandler = (
+export type ChargerHandler<Payload> = (
   tx: DbTx,
   charger: ChargerContext,
-  params: any,
+  payload: Payload,
 ) => Promise<Record<string, unknown>>;
 
-export const now = () => new Date();
+/** One handler per action, each typed by its action's request payload. */
+export type HandlerTable<Payloads> = {
+  [Action in keyof Payloads & string]: ChargerHandler<Payloads[Action]>;
+};
+
+/** What the gateway calls with a payload it has not typed itself. */
+export type ValidatedHandler = ChargerHandler<unknown>;
+
+/**
+ * The table as the gateway looks actions up. The one place a payload becomes its type: ocpp-rpc
+ * in strict mode has validated it against the action's official schema before a handler runs, and
+ * each payload type declares only fields that schema defines, with its required ones required.
+ */
+export function byAction<Payloads>(
+  table: HandlerTable<Payloads>,
+): ReadonlyMap<string, ValidatedHandler> {
+  return new Map(
+    (Object.keys(table) as (keyof Payloads & string)[]).map((action) => {
+      const handler: ChargerHandler<Payloads[typeof action]> = table[action];
+      const validated: ValidatedHandler = (tx, charger, payload) =>
+        handler(tx, charger, payload as Payloads[typeof action]);
+      return [action, validated];
+    }),
+  );
+}
 
 /** A charger timestamp, or the receipt time when it is missing or unreadable. */
-export function chargerTime(value: unknown): Date {
-  const date = typeof value === "string" ? new Date(value) : null;
+export function chargerTime(value: string | undefined): Date {
+  const date = value === undefined ? null : new Date(value);
   return date && !Number.isNaN(date.getTime()) ? date : new Date();
 }
 
 /** Replies for notifications the core acknowledges without recording. */
-export const acknowledge: ChargerHandler = () => Promise.resolve({});
-export const acceptedReply: ChargerHandler = () => Promise.resolve({ status: "Accepted" });
-export const unknownVendor: ChargerHandler = () => Promise.resolve({ status: "UnknownVendorId" });
+export const acknowledge: ChargerHandler<unknown> = () => Promise.resolve({});
+export const acceptedReply: ChargerHandler<unknown> = () => Promise.resolve({ status: "Accepted" });
+export const unknownVendor: ChargerHandler<unknown> = () =>
+  Promise.resolve({ status: "UnknownVendorId" });

@@ -1,18 +1,26 @@
-import { authorizeToken } from "../../server/charging/authorize-token";
-import { recordBoot, recordSeen } from "../../server/charging/record-boot";
-import { recordMeterValues } from "../../server/charging/record-meter";
-import { recordStatus } from "../../server/charging/record-status";
-import { endTransaction, startTransaction } from "../../server/charging/record-transaction";
-import { acknowledge, chargerTime, unknownVendor, type ChargerHandler } from "./types";
+import type { ChargerContext } from "../../server/charging/connections";
+import type { DbTx } from "../../server/db";
+import { heartbeatReceived, stationBooted } from "../../server/charging/station-booted";
+import { statusReported } from "../../server/charging/status-reported";
+import { tokenPresented } from "../../server/charging/token-presented";
+import { transactionEnded } from "../../server/charging/transaction-ended";
+import { transactionStarted } from "../../server/charging/transaction-started";
+import { transactionUpdated } from "../../server/charging/transaction-updated";
+import type { V16Payloads } from "./v16-payloads";
+import { acknowledge, byAction, chargerTime, unknownVendor, type HandlerTable } from "./types";
 
 export const HEARTBEAT_INTERVAL_SECONDS = 300;
 
+const idTagInfo = async (tx: DbTx, charger: ChargerContext, idTag: string) => ({
+  idTagInfo: { status: await tokenPresented(tx, charger, idTag) },
+});
+
 /** OCPP 1.6J charger-initiated actions. Any other action is answered politely by the gateway. */
-export const v16Handlers: Record<string, ChargerHandler> = {
+const handlers: HandlerTable<V16Payloads> = {
   BootNotification: async (tx, charger, p) => {
-    await recordBoot(tx, charger, {
-      vendor: p.chargePointVendor ?? null,
-      model: p.chargePointModel ?? null,
+    await stationBooted(tx, charger, {
+      vendor: p.chargePointVendor,
+      model: p.chargePointModel,
       serial: p.chargePointSerialNumber ?? p.chargeBoxSerialNumber ?? null,
       firmwareVersion: p.firmwareVersion ?? null,
     });
@@ -23,14 +31,14 @@ export const v16Handlers: Record<string, ChargerHandler> = {
     };
   },
   Heartbeat: async (tx, charger) => {
-    await recordSeen(tx, charger);
+    await heartbeatReceived(tx, charger);
     return { currentTime: new Date().toISOString() };
   },
   StatusNotification: async (tx, charger, p) => {
-    await recordStatus(tx, charger, {
+    await statusReported(tx, charger, {
       connectorNumber: p.connectorId,
       ocppStatus: p.status,
-      errorCode: p.errorCode ?? null,
+      errorCode: p.errorCode,
       info: p.info ?? null,
       vendorId: p.vendorId ?? null,
       vendorErrorCode: p.vendorErrorCode ?? null,
@@ -38,52 +46,42 @@ export const v16Handlers: Record<string, ChargerHandler> = {
     });
     return {};
   },
-  Authorize: async (tx, charger, p) => ({
-    idTagInfo: { status: await authorizeToken(tx, charger.tenantId, p.idTag) },
-  }),
+  Authorize: (tx, charger, p) => idTagInfo(tx, charger, p.idTag),
   StartTransaction: async (tx, charger, p) => {
-    const status = await authorizeToken(tx, charger.tenantId, p.idTag);
-    const transaction = await startTransaction(tx, charger, {
+    const reply = await idTagInfo(tx, charger, p.idTag);
+    const at = chargerTime(p.timestamp);
+    const transaction = await transactionStarted(tx, charger, {
       connector: { connectorNumber: p.connectorId },
       idToken: p.idTag,
       meterStartWh: p.meterStart,
-      startedAt: chargerTime(p.timestamp),
+      startedAt: at,
+      reportedAt: at,
     });
-    return { transactionId: transaction.id, idTagInfo: { status } };
+    return { transactionId: transaction.id, ...reply };
   },
   StopTransaction: async (tx, charger, p) => {
-    const transaction = await tx.transaction.findFirst({
-      where: { stationId: charger.stationId, reference: String(p.transactionId) },
+    await transactionEnded(tx, charger, {
+      transaction: { reference: String(p.transactionId) },
+      meterValues: p.transactionData ?? [],
+      meterStopWh: p.meterStop,
+      endedAt: chargerTime(p.timestamp),
+      reason: p.reason ?? "Local",
     });
-    if (transaction) {
-      const updated = await recordMeterValues(tx, charger, transaction, p.transactionData ?? []);
-      await endTransaction(tx, updated, {
-        meterStopWh: p.meterStop,
-        endedAt: chargerTime(p.timestamp),
-        reason: p.reason ?? "Local",
-      });
-    }
-    return p.idTag
-      ? { idTagInfo: { status: await authorizeToken(tx, charger.tenantId, p.idTag) } }
-      : {};
+    return p.idTag ? idTagInfo(tx, charger, p.idTag) : {};
   },
   MeterValues: async (tx, charger, p) => {
-    const transaction =
-      p.transactionId !== undefined
-        ? await tx.transaction.findFirst({
-            where: { stationId: charger.stationId, reference: String(p.transactionId) },
-          })
-        : await tx.transaction.findFirst({
-            where: {
-              stationId: charger.stationId,
-              connector: { connectorNumber: p.connectorId },
-              endedAt: null,
-            },
-          });
-    if (transaction) await recordMeterValues(tx, charger, transaction, p.meterValue);
+    await transactionUpdated(tx, charger, {
+      transaction:
+        p.transactionId !== undefined
+          ? { reference: String(p.transactionId) }
+          : { inProgressOn: { connectorNumber: p.connectorId } },
+      meterValues: p.meterValue,
+    });
     return {};
   },
   DataTransfer: unknownVendor,
   DiagnosticsStatusNotification: acknowledge,
   FirmwareStatusNotification: acknowledge,
 };
+
+export const v16Handlers = byAction(handlers);

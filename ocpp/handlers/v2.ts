@@ -1,31 +1,31 @@
-import { authorizeToken } from "../../server/charging/authorize-token";
-import { recordBoot, recordSeen } from "../../server/charging/record-boot";
-import { recordMeterValues } from "../../server/charging/record-meter";
-import { recordStatus, refreshOccupiedStatus } from "../../server/charging/record-status";
-import { endTransaction, startTransaction } from "../../server/charging/record-transaction";
+import type { ChargerContext } from "../../server/charging/connections";
+import type { DbTx } from "../../server/db";
+import { heartbeatReceived, stationBooted } from "../../server/charging/station-booted";
+import { statusReported } from "../../server/charging/status-reported";
+import { tokenPresented } from "../../server/charging/token-presented";
+import { transactionEnded } from "../../server/charging/transaction-ended";
+import { transactionUpdated } from "../../server/charging/transaction-updated";
 import { HEARTBEAT_INTERVAL_SECONDS } from "./v16";
+import type { IdToken2, V2Payloads } from "./v2-payloads";
 import {
   acceptedReply,
   acknowledge,
+  byAction,
   chargerTime,
   unknownVendor,
-  type ChargerHandler,
+  type HandlerTable,
 } from "./types";
 
-const idTokenInfo = async (
-  tx: Parameters<ChargerHandler>[0],
-  tenantId: number,
-  idToken: { idToken: string } | undefined,
-) =>
-  idToken ? { idTokenInfo: { status: await authorizeToken(tx, tenantId, idToken.idToken) } } : {};
+const idTokenInfo = async (tx: DbTx, charger: ChargerContext, idToken: IdToken2 | undefined) =>
+  idToken ? { idTokenInfo: { status: await tokenPresented(tx, charger, idToken.idToken) } } : {};
 
 /** OCPP 2.0.1 and 2.1 charger-initiated actions (the same shapes for what the core records). */
-export const v2Handlers: Record<string, ChargerHandler> = {
+const handlers: HandlerTable<V2Payloads> = {
   BootNotification: async (tx, charger, p) => {
-    const cs = p.chargingStation ?? {};
-    await recordBoot(tx, charger, {
-      vendor: cs.vendorName ?? null,
-      model: cs.model ?? null,
+    const cs = p.chargingStation;
+    await stationBooted(tx, charger, {
+      vendor: cs.vendorName,
+      model: cs.model,
       serial: cs.serialNumber ?? null,
       firmwareVersion: cs.firmwareVersion ?? null,
     });
@@ -36,11 +36,11 @@ export const v2Handlers: Record<string, ChargerHandler> = {
     };
   },
   Heartbeat: async (tx, charger) => {
-    await recordSeen(tx, charger);
+    await heartbeatReceived(tx, charger);
     return { currentTime: new Date().toISOString() };
   },
   StatusNotification: async (tx, charger, p) => {
-    await recordStatus(tx, charger, {
+    await statusReported(tx, charger, {
       evseNumber: p.evseId,
       evseConnectorNumber: p.connectorId,
       ocppStatus: p.connectorStatus,
@@ -52,57 +52,41 @@ export const v2Handlers: Record<string, ChargerHandler> = {
     });
     return {};
   },
-  Authorize: async (tx, charger, p) => ({
-    idTokenInfo: { status: await authorizeToken(tx, charger.tenantId, p.idToken.idToken) },
-  }),
+  Authorize: (tx, charger, p) => idTokenInfo(tx, charger, p.idToken),
   TransactionEvent: async (tx, charger, p) => {
-    const reference: string = p.transactionInfo.transactionId;
-    let transaction = await tx.transaction.findUnique({
-      where: { stationId_reference: { stationId: charger.stationId, reference } },
-    });
-    if (!transaction) {
-      transaction = await startTransaction(tx, charger, {
-        connector: p.evse
-          ? { evseNumber: p.evse.id, evseConnectorNumber: p.evse.connectorId }
-          : null,
-        reference,
-        idToken: p.idToken?.idToken ?? null,
-        meterStartWh: null,
-        // an `Updated` or `Ended` seen first leaves the start time unknown
-        startedAt: p.eventType === "Started" ? chargerTime(p.timestamp) : null,
-      });
-      await refreshOccupiedStatus(tx, charger, transaction.connectorId, chargerTime(p.timestamp));
-    }
-    if (p.idToken && !transaction.idToken) {
-      transaction = await tx.transaction.update({
-        where: { id: transaction.id },
-        data: { idToken: p.idToken.idToken },
-      });
-    }
-    if (p.meterValue?.length)
-      transaction = await recordMeterValues(tx, charger, transaction, p.meterValue);
-    if (p.eventType === "Ended") {
-      await endTransaction(tx, transaction, {
-        meterStopWh:
-          transaction.meterStartWh !== null
-            ? Number(transaction.meterStartWh) + transaction.energyWh
+    const at = chargerTime(p.timestamp);
+    const idToken = p.idToken?.idToken ?? null;
+    const report = {
+      transaction: {
+        reference: p.transactionInfo.transactionId,
+        // Any event may be the first to arrive: it starts the transaction (when, only Started says).
+        firstSeen: {
+          connector: p.evse
+            ? { evseNumber: p.evse.id, evseConnectorNumber: p.evse.connectorId }
             : null,
-        endedAt: chargerTime(p.timestamp),
+          idToken,
+          meterStartWh: null,
+          startedAt: p.eventType === "Started" ? at : null,
+          reportedAt: at,
+        },
+      },
+      idToken,
+      meterValues: p.meterValue ?? [],
+    };
+    if (p.eventType === "Ended")
+      await transactionEnded(tx, charger, {
+        ...report,
+        endedAt: at,
         reason: p.transactionInfo.stoppedReason ?? "Local",
       });
-      await refreshOccupiedStatus(tx, charger, transaction.connectorId, chargerTime(p.timestamp));
-    }
-    return idTokenInfo(tx, charger.tenantId, p.idToken);
+    else await transactionUpdated(tx, charger, report);
+    return idTokenInfo(tx, charger, p.idToken);
   },
   MeterValues: async (tx, charger, p) => {
-    const transaction = await tx.transaction.findFirst({
-      where: {
-        stationId: charger.stationId,
-        connector: { evse: { evseNumber: p.evseId } },
-        endedAt: null,
-      },
+    await transactionUpdated(tx, charger, {
+      transaction: { inProgressOn: { evseNumber: p.evseId } },
+      meterValues: p.meterValue,
     });
-    if (transaction) await recordMeterValues(tx, charger, transaction, p.meterValue);
     return {};
   },
   DataTransfer: unknownVendor,
@@ -123,3 +107,5 @@ export const v2Handlers: Record<string, ChargerHandler> = {
   ClearedChargingLimit: acknowledge,
   ReportChargingProfiles: acknowledge,
 };
+
+export const v2Handlers = byAction(handlers);

@@ -1,5 +1,5 @@
 import { createRPCError } from "ocpp-rpc";
-import { UnknownConnector } from "../../server/charging/record-transaction";
+import { UnknownConnector } from "../../server/charging/find-connector";
 
 /** How a charger call that threw is answered. */
 export type CallFailure = {

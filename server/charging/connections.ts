@@ -1,6 +1,7 @@
 import type { Db } from "../db";
 import { inTransaction } from "../db/retry";
 import { appendEvent } from "../events/append-event";
+import { deadGatewayIds } from "./gateways";
 
 export type ChargerContext = { stationId: number; tenantId: number; protocol: string };
 
@@ -76,14 +77,10 @@ export async function recordDisconnected({
   });
 }
 
-/** Stations held by gateways whose heartbeat stopped go offline (with their events). */
-export async function releaseDeadGateways({ db, staleAfterMs }: { db: Db; staleAfterMs: number }) {
-  const cutoff = new Date(Date.now() - staleAfterMs);
+/** Stations held by gateways that are not alive (`./gateways`) go offline, with their events. */
+export async function releaseDeadGateways({ db }: { db: Db }) {
   const stations = await db.station.findMany({
-    where: {
-      gatewayId: { not: null },
-      OR: [{ gatewayId: { in: await deadGatewayIds(db, cutoff) } }],
-    },
+    where: { gatewayId: { in: await deadGatewayIds(db) } },
     select: { id: true, tenantId: true, gatewayId: true, connectedAt: true },
   });
   for (const s of stations) {
@@ -97,12 +94,4 @@ export async function releaseDeadGateways({ db, staleAfterMs }: { db: Db; staleA
     }
   }
   return stations.length;
-}
-
-export async function deadGatewayIds(db: Db, cutoff: Date): Promise<string[]> {
-  const rows = await db.gateway.findMany({
-    where: { OR: [{ stoppedAt: { not: null } }, { heartbeatAt: { lt: cutoff } }] },
-    select: { id: true },
-  });
-  return rows.map((r) => r.id);
 }

@@ -1,6 +1,6 @@
 /**
  * Connector status and the fault table of spec section 3, as pure decisions: no database, no
- * clock. The caller (record-status) looks up the connector and its open fault, asks here what
+ * clock. The caller (status-reported) looks up the connector and its open fault, asks here what
  * changes, and writes the result and its events.
  */
 

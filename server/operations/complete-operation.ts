@@ -1,20 +1,19 @@
 import type { DbTx } from "../db";
 import { lockStation } from "../db/locks";
+import type { Prisma } from "../generated/prisma/client";
 import { appendEvent } from "../events/append-event";
-import { Prisma } from "../generated/prisma/client";
-import type { OperationStatus } from "./operation-schema";
+import { operationKind } from "./kinds";
+import type { Outcome } from "./kinds/kind";
 import { presentOperation } from "./present-operation";
 
 /**
- * Moves an operation from `dispatching` to a final state once, with its `operation.completed`
- * event in the same transaction. Returns null when it was already final (nothing written).
- * Locks the operation's station before the operation row (the lock order at `appendEvent`).
+ * Moves an operation from `dispatching` to a final state once: the row, its kind's `onSettled`
+ * and its `operation.completed` event in the caller's transaction. Every way an operation ends
+ * comes through here (an answer, a sweep, an offline refusal, an outcome decided at creation).
+ * Returns null when it was already final (nothing written, `onSettled` not run). Locks the
+ * operation's station before the operation row (the lock order at `appendEvent`).
  */
-export async function completeOperation(
-  tx: DbTx,
-  operationId: string,
-  outcome: { status: Exclude<OperationStatus, "dispatching">; result: Record<string, unknown> },
-) {
+export async function completeOperation(tx: DbTx, operationId: string, outcome: Outcome) {
   const current = await tx.operation.findUnique({
     where: { id: operationId },
     select: { status: true, stationId: true },
@@ -27,12 +26,13 @@ export async function completeOperation(
       status: outcome.status,
       result: outcome.result as Prisma.InputJsonObject,
       completedAt: new Date(),
-      // A final operation is never sent, and its call may carry a secret (a pushed password).
-      ocppCall: Prisma.DbNull,
+      // A final operation is never sent: its secret (a pushed password) is not kept.
+      secret: null,
     },
   });
   if (updated.count === 0) return null;
   const row = await tx.operation.findUniqueOrThrow({ where: { id: operationId } });
+  await operationKind(row.scope).onSettled?.(tx, row, outcome);
   const operation = presentOperation(row);
   await appendEvent({
     db: tx,

@@ -1,58 +1,11 @@
-import { z } from "zod";
 import { db as defaultDb, type Db, type DbTx } from "../db";
 import { DomainError, notFound } from "../errors";
-import type { Prisma } from "../generated/prisma/client";
 import { issueToken } from "../charging/authorize-token";
-import { newId } from "../lib/ids";
-import { completeOperation } from "./complete-operation";
-import { buildOcppCall, type Command } from "./ocpp-commands";
+import type { Command } from "./command-schema";
+import { createOperation } from "./create-operation";
 import { presentOperation } from "./present-operation";
 
-export const commandBody = z.discriminatedUnion("action", [
-  z.strictObject({
-    action: z.literal("start"),
-    connector_id: z.number().int().positive(),
-    token: z.string().min(1).max(36),
-    token_type: z
-      .enum([
-        "Central",
-        "eMAID",
-        "ISO14443",
-        "ISO15693",
-        "KeyCode",
-        "Local",
-        "MacAddress",
-        "NoAuthorization",
-      ])
-      .optional(),
-  }),
-  z.strictObject({ action: z.literal("stop"), transaction_id: z.number().int().positive() }),
-  z.strictObject({ action: z.literal("reset"), mode: z.enum(["soft", "hard"]) }),
-  z.strictObject({ action: z.literal("unlock"), connector_id: z.number().int().positive() }),
-  z.strictObject({
-    action: z.literal("availability"),
-    connector_id: z.number().int().positive(),
-    mode: z.enum(["inoperative", "operative"]),
-  }),
-]);
-
-/** A gateway whose heartbeat is older than this is treated as gone. */
-export const GATEWAY_STALE_MS = 15_000;
-
-/** The live gateway holding the station's socket, or null when the station is offline. */
-export async function owningGateway(db: DbTx, stationId: number): Promise<string | null> {
-  const rows = await db.$queryRaw<{ gateway_id: string }[]>`
-    SELECT s.gateway_id FROM stations s JOIN gateways g ON g.id = s.gateway_id
-     WHERE s.id = ${stationId} AND g.stopped_at IS NULL
-       AND g.heartbeat_at > now() - make_interval(secs => ${GATEWAY_STALE_MS / 1000})`;
-  return rows[0]?.gateway_id ?? null;
-}
-
-export const stationOffline = () => ({
-  code: "station_offline",
-  message: "The station has no live connection; nothing was sent.",
-  details: {},
-});
+export { commandBody } from "./command-schema";
 
 export type CreateCommandOptions = {
   tenantId: number;
@@ -63,9 +16,10 @@ export type CreateCommandOptions = {
 };
 
 /**
- * Validates a command against the station, translates resource IDs to the station's protocol and
- * records the operation: `dispatching` (woken gateways send it) or, with no live connection,
- * `rejected` with `station_offline` at once.
+ * Validates a command against the station (its connector, its transaction) and records it as a
+ * `station.command` operation (`createOperation`: `dispatching`, or `rejected` with
+ * `station_offline` at once). The gateway holding the station translates it into the station's
+ * protocol when it sends it (`./kinds/station-command.ts`).
  */
 export async function createCommand({
   tenantId,
@@ -76,89 +30,43 @@ export async function createCommand({
 }: CreateCommandOptions) {
   const station = await db.station.findFirst({
     where: { id: stationId, tenantId },
-    include: { connectors: { include: { evse: true } } },
+    include: { connectors: true },
   });
   if (!station) throw notFound("station");
-  let connector: (typeof station.connectors)[number] | undefined;
-  if ("connector_id" in command) {
-    connector = station.connectors.find((c) => c.id === command.connector_id);
-    if (!connector) {
-      throw new DomainError(
-        "connector_not_found",
-        "connector_id names no connector of this station.",
-        {
-          fields: [
-            {
-              field: "connector_id",
-              message: "names no connector of this station",
-            },
-          ],
-        },
-      );
-    }
-  }
-  let transactionReference: string | undefined;
+  if ("connector_id" in command && !station.connectors.some((c) => c.id === command.connector_id))
+    throw new DomainError(
+      "connector_not_found",
+      "connector_id names no connector of this station.",
+      { fields: [{ field: "connector_id", message: "names no connector of this station" }] },
+    );
   if (command.action === "stop") {
     const transaction = await db.transaction.findFirst({
       where: { id: command.transaction_id, stationId, tenantId },
     });
-    if (!transaction) {
+    if (!transaction)
       throw new DomainError(
         "transaction_not_found",
         "transaction_id names no transaction of this station.",
-        {
-          fields: [
-            {
-              field: "transaction_id",
-              message: "names no transaction of this station",
-            },
-          ],
-        },
+        { fields: [{ field: "transaction_id", message: "names no transaction of this station" }] },
       );
-    }
     if (transaction.endedAt)
       throw new DomainError("transaction_ended", "The transaction has already ended.", {
         transaction_id: transaction.id,
       });
-    transactionReference = transaction.reference;
   }
-  const id = newId("op");
-  const base = {
-    id,
+  const operation = await createOperation({
+    db,
     tenantId,
-    apiKeyId,
     stationId,
+    apiKeyId,
     scope: "station.command",
     action: command.action,
-    request: command as unknown as Prisma.InputJsonObject,
-  };
-  const gateway = await owningGateway(db, stationId);
-  if (!gateway || !station.protocol) {
-    await db.operation.create({ data: { ...base, status: "dispatching" } });
-    return (await completeOperation(db, id, {
-      status: "rejected",
-      result: { error: stationOffline() },
-    }))!;
-  }
-  const call = buildOcppCall(command, {
-    protocol: station.protocol,
-    ...(connector
-      ? {
-          connector: {
-            connectorNumber: connector.connectorNumber,
-            evseNumber: connector.evse.evseNumber,
-            evseConnectorNumber: connector.evseConnectorNumber,
-          },
-        }
-      : {}),
-    ...(transactionReference ? { transactionReference } : {}),
+    request: command,
   });
-  if (command.action === "start") await issueToken(db, tenantId, command.token, "start_command");
-  const row = await db.operation.create({
-    data: { ...base, status: "dispatching", ocppCall: call as unknown as Prisma.InputJsonObject },
-  });
-  await db.$executeRaw`SELECT pg_notify('operations', ${id})`;
-  return presentOperation(row);
+  // The token the charger will present for this start is the service's own: valid for a day.
+  if (command.action === "start" && operation.status === "dispatching")
+    await issueToken(db, tenantId, command.token, "start_command");
+  return operation;
 }
 
 /** Waits a short, bounded time for an operation to leave `dispatching`; returns its latest state. */

@@ -69,7 +69,6 @@ async function aConnectedStationWithAClaimedCommand() {
       action: "reset",
       status: "dispatching",
       request: { action: "reset", mode: "soft" },
-      ocppCall: { action: "Reset", payload: { type: "Soft" } },
       claimedBy: gatewayId,
       claimedAt: new Date(),
     },
@@ -120,7 +119,7 @@ describe("lock order", () => {
     const station = await db().station.findUniqueOrThrow({ where: { id: s.station.id } });
     expect(station.gatewayId).toBeNull();
     const operation = await db().operation.findUniqueOrThrow({ where: { id: s.operation.id } });
-    expect(operation).toMatchObject({ status: "unknown", ocppCall: null });
+    expect(operation).toMatchObject({ status: "unknown", secret: null });
     const events = await db().event.findMany({
       where: { tenantId: s.tenantId, stationId: s.station.id },
       orderBy: { sequence: "asc" },

@@ -38,7 +38,6 @@ async function aCommand(state: {
       action: "reset",
       status: "dispatching",
       request: { action: "reset", mode: "soft" },
-      ocppCall: { action: "Reset", payload: { type: "Soft" } },
       claimedBy: state.claimedBy,
       claimedAt: state.claimedBy ? (state.claimedAt ?? new Date()) : null,
     },
@@ -130,10 +129,10 @@ describe("settling orphaned operations", () => {
     } as const;
     for (const [name, command] of Object.entries(orphaned)) {
       const row = await command.read();
-      expect({ name, status: row.status, ocppCall: row.ocppCall, result: row.result }).toEqual({
+      expect({ name, status: row.status, secret: row.secret, result: row.result }).toEqual({
         name,
         status: "unknown",
-        ocppCall: null,
+        secret: null,
         result: {
           error: {
             code: "dispatch_unconfirmed",

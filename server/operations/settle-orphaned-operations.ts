@@ -1,8 +1,8 @@
 import type { Db } from "../db";
 import { Prisma } from "../generated/prisma/client";
 import { inTransaction } from "../db/retry";
+import { gatewayAlive } from "../charging/gateways";
 import { completeOperation } from "./complete-operation";
-import { GATEWAY_STALE_MS } from "./create-command";
 
 /** Longer than recording a charger's answer takes, retries included, after the call has ended. */
 export const OUTCOME_RECORDING_MARGIN_MS = 10_000;
@@ -24,7 +24,7 @@ const MESSAGES: Record<Reason, string> = {
  * Settles claimed `dispatching` operations whose sender can no longer report an outcome, as
  * `unknown` with `dispatch_unconfirmed` (the charger may have acted on the command; it is never
  * sent again, so nothing is dispatched twice). An operation is orphaned when:
- * - the gateway that claimed it stopped or its heartbeat is stale;
+ * - the gateway that claimed it is not alive (`gatewayAlive`: stopped, or its heartbeat is stale);
  * - the connection it was sent on is gone: the station is no longer held by the claiming gateway,
  *   or reconnected after the claim (`connected_at`), and the change is older than a short grace
  *   (the later of the claim, `connected_at` and the row's `updated_at`, which the disconnect's
@@ -43,8 +43,7 @@ export async function settleOrphanedOperations({
   limit?: number;
 }) {
   const secs = (ms: number) => ms / 1000;
-  const senderGone = Prisma.sql`(g.id IS NULL OR g.stopped_at IS NOT NULL
-    OR g.heartbeat_at <= now() - make_interval(secs => ${secs(GATEWAY_STALE_MS)}))`;
+  const senderGone = Prisma.sql`(NOT ${gatewayAlive("g")})`;
   const connectionGone = Prisma.sql`((s.id IS NULL OR s.gateway_id IS DISTINCT FROM o.claimed_by
       OR s.connected_at > o.claimed_at)
     AND GREATEST(o.claimed_at, s.connected_at, s.updated_at)

@@ -1,14 +1,15 @@
 import { z } from "zod";
 import type { DbTx } from "../db";
 import { DomainError, notFound } from "../errors";
-import { appendEvent } from "../events/append-event";
-import type { Prisma } from "../generated/prisma/client";
-import { newId } from "../lib/ids";
 import { hashPassword } from "../lib/passwords";
 import type { TenantPrincipal } from "../access/caller";
-import { completeOperation } from "../operations/complete-operation";
-import { owningGateway } from "../operations/create-command";
-import { presentOperation } from "../operations/present-operation";
+import { owningGateway } from "../charging/gateways";
+import { createOperation } from "../operations/create-operation";
+import {
+  stationCredentials,
+  stationOnline,
+  type CredentialsApplied,
+} from "../operations/kinds/station-credentials";
 
 /** OCPP security profile 1/2 passwords: 16 to 40 characters (OCPP 2.0.1 BasicAuthPassword). */
 export const credentialsBody = z.strictObject({
@@ -22,10 +23,10 @@ export const credentialsBody = z.strictObject({
 export const CREDENTIAL_CHANGES_PER_HOUR = 5;
 
 /**
- * Sets a station's OCPP connection password, as an operation (spec section 4, credentials rules):
- * offline → stored for the next connection; connected 2.0.1/2.1 → pushed (SetVariables
- * SecurityCtrlr.BasicAuthPassword) and stored once accepted, needs `stations:admin`; connected 1.6
- * → rejected `station_online`. At most 5 changes per station per hour.
+ * Sets a station's OCPP connection password, as a `station.credentials` operation (spec section 4,
+ * credentials rules): offline → stored for the next connection; connected 2.0.1/2.1 → pushed
+ * (`../operations/kinds/station-credentials.ts`) and stored once accepted, needs `stations:admin`;
+ * connected 1.6 → rejected `station_online`. At most 5 changes per station per hour.
  */
 export async function setStationCredentials({
   db,
@@ -61,7 +62,7 @@ export async function setStationCredentials({
     );
   }
   const gateway = await owningGateway(db, stationId);
-  const online = gateway !== null && station.protocol !== null;
+  const online = gateway !== null;
   if (online && station.protocol !== "ocpp1.6" && !principal.scopes.has("stations:admin")) {
     throw new DomainError(
       "stations_admin_required",
@@ -69,80 +70,24 @@ export async function setStationCredentials({
       { required_scopes: ["stations:admin"] },
     );
   }
-  const passwordHash = await hashPassword(password);
-  const id = newId("op");
-  const base = {
-    id,
+  const operation = {
+    db,
     tenantId,
-    apiKeyId: principal.actorId,
     stationId,
-    scope: "station.credentials",
+    apiKeyId: principal.actorId,
+    scope: stationCredentials.scope,
     action: "set_password",
     // never the password itself
-    request: { password_hash: passwordHash } as Prisma.InputJsonObject,
+    request: { password_hash: await hashPassword(password) },
   };
-  if (online && station.protocol === "ocpp1.6") {
-    await db.operation.create({ data: { ...base, status: "dispatching" } });
-    return (await completeOperation(db, id, {
-      status: "rejected",
-      result: {
-        error: {
-          code: "station_online",
-          message: "An OCPP 1.6 station's password can be changed only while it is offline.",
-          details: {},
-        },
-      },
-    }))!;
-  }
-  if (!online) {
-    await db.station.update({ where: { id: stationId }, data: { passwordHash } });
-    await db.operation.create({ data: { ...base, status: "dispatching" } });
-    await appendEvent({
-      db,
-      tenantId,
-      type: "station.credentials_changed",
-      resourceId: stationId,
-      station: { id: stationId, occurredAt: null },
-      data: { station_id: stationId, applied: "stored" },
+  const applied: CredentialsApplied = "stored";
+  // The kind's onSettled stores the hash when the operation succeeds, here or once pushed.
+  if (!online)
+    return createOperation({ ...operation, outcome: { status: "succeeded", result: { applied } } });
+  if (station.protocol === "ocpp1.6")
+    return createOperation({
+      ...operation,
+      outcome: { status: "rejected", result: { error: stationOnline() } },
     });
-    return (await completeOperation(db, id, {
-      status: "succeeded",
-      result: { applied: "stored" },
-    }))!;
-  }
-  const call = {
-    action: "SetVariables",
-    payload: {
-      setVariableData: [
-        {
-          attributeValue: password,
-          component: { name: "SecurityCtrlr" },
-          variable: { name: "BasicAuthPassword" },
-        },
-      ],
-    },
-  };
-  const row = await db.operation.create({
-    data: { ...base, status: "dispatching", ocppCall: call },
-  });
-  await db.$executeRaw`SELECT pg_notify('operations', ${id})`;
-  return presentOperation(row);
-}
-
-/** After a pushed password is accepted: store its hash (called by the gateway, same transaction as the outcome). */
-export async function storePushedPassword(
-  db: DbTx,
-  operation: { tenantId: number; stationId: number | null; request: unknown },
-) {
-  const hash = (operation.request as { password_hash?: string }).password_hash;
-  if (!operation.stationId || !hash) return;
-  await db.station.update({ where: { id: operation.stationId }, data: { passwordHash: hash } });
-  await appendEvent({
-    db,
-    tenantId: operation.tenantId,
-    type: "station.credentials_changed",
-    resourceId: operation.stationId,
-    station: { id: operation.stationId, occurredAt: null },
-    data: { station_id: operation.stationId, applied: "pushed" },
-  });
+  return createOperation({ ...operation, secret: password });
 }

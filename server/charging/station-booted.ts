@@ -9,8 +9,11 @@ export type BootReport = {
   firmwareVersion: string | null;
 };
 
-/** Records a BootNotification; it is always accepted. Never stores SIM identifiers. */
-export async function recordBoot(
+/**
+ * A station booted (1.6 and 2.x BootNotification): its identity and firmware, and
+ * `station.booted`. A boot is always accepted. SIM identifiers are never stored.
+ */
+export async function stationBooted(
   tx: DbTx,
   charger: ChargerContext,
   boot: BootReport,
@@ -46,6 +49,7 @@ export async function recordBoot(
   });
 }
 
-export async function recordSeen(tx: DbTx, charger: ChargerContext, now = new Date()) {
+/** A station's heartbeat: it is alive, nothing else changed. */
+export async function heartbeatReceived(tx: DbTx, charger: ChargerContext, now = new Date()) {
   await tx.station.update({ where: { id: charger.stationId }, data: { lastSeenAt: now } });
 }

@@ -1,26 +1,57 @@
-/**
- * Operator commands as OCPP calls: the request each protocol version expects, and how its answer
- * becomes an operation outcome. Pure functions; the API builds the call, the gateway sends it.
- */
-export type OcppCall = { action: string; payload: Record<string, unknown> };
+import { commandBody, type Command } from "../command-schema";
+import { byChargerStatus, refuse, type OcppCall, type OperationKind } from "./kind";
 
-export type CommandTarget = {
-  protocol: string;
+type Target = {
   connector?: { connectorNumber: number; evseNumber: number; evseConnectorNumber: number };
   transactionReference?: string;
 };
 
-export type Command =
-  | { action: "start"; connector_id: number; token: string; token_type?: string }
-  | { action: "stop"; transaction_id: number }
-  | { action: "reset"; mode: "soft" | "hard" }
-  | { action: "unlock"; connector_id: number }
-  | { action: "availability"; connector_id: number; mode: "inoperative" | "operative" };
-
 let remoteStartId = Math.floor(Date.now() / 1000) % 1_000_000;
 
-export function buildOcppCall(command: Command, target: CommandTarget): OcppCall {
-  const v16 = target.protocol === "ocpp1.6";
+/**
+ * Operator commands (start, stop, reset, unlock, availability). The API validated the command
+ * against the station and stored it with resource IDs; `build` translates them to the fields of
+ * the protocol the station speaks now.
+ */
+export const stationCommand: OperationKind = {
+  scope: "station.command",
+  carriesSecret: false,
+  async build({ operation, station, db }) {
+    const command = commandBody.parse(operation.request);
+    const target: Target = {};
+    if ("connector_id" in command) {
+      const connector = await db.connector.findFirst({
+        where: { id: command.connector_id, stationId: station.id },
+        include: { evse: true },
+      });
+      if (!connector)
+        return refuse("connector_not_found", "The connector is no longer part of the station.");
+      target.connector = {
+        connectorNumber: connector.connectorNumber,
+        evseNumber: connector.evse.evseNumber,
+        evseConnectorNumber: connector.evseConnectorNumber,
+      };
+    }
+    if (command.action === "stop") {
+      const transaction = await db.transaction.findFirst({
+        where: { id: command.transaction_id, stationId: station.id },
+        select: { reference: true },
+      });
+      if (!transaction)
+        return refuse("transaction_not_found", "The transaction is not one of this station's.");
+      target.transactionReference = transaction.reference;
+    }
+    return ocppCall(command, station.protocol, target);
+  },
+  interpret: (answer) =>
+    byChargerStatus((answer as { status?: unknown } | null)?.status, answer, ACCEPTED),
+};
+
+const ACCEPTED = new Set(["Accepted", "Unlocked", "Scheduled"]);
+
+/** The request each protocol version expects for a command. */
+function ocppCall(command: Command, protocol: string, target: Target): OcppCall {
+  const v16 = protocol === "ocpp1.6";
   const c = target.connector;
   switch (command.action) {
     case "start":
@@ -77,33 +108,4 @@ export function buildOcppCall(command: Command, target: CommandTarget): OcppCall
           };
     }
   }
-}
-
-const ACCEPTED = new Set(["Accepted", "Unlocked", "Scheduled"]);
-
-/** A charger's answer as an outcome: accepted statuses succeed, anything else is a rejection. */
-export function interpretAnswer(answer: unknown): {
-  status: "succeeded" | "rejected";
-  result: Record<string, unknown>;
-} {
-  const setVariable = (answer as { setVariableResult?: { attributeStatus?: string }[] } | null)
-    ?.setVariableResult?.[0];
-  const status = setVariable
-    ? setVariable.attributeStatus
-    : (answer as { status?: unknown } | null)?.status;
-  if (typeof status === "string" && ACCEPTED.has(status)) {
-    return { status: "succeeded", result: { charger_status: status, response: answer } };
-  }
-  return {
-    status: "rejected",
-    result: {
-      charger_status: typeof status === "string" ? status : null,
-      response: answer,
-      error: {
-        code: "charger_rejected",
-        message: `The charger answered ${String(status)}.`,
-        details: { charger_status: status ?? null },
-      },
-    },
-  };
 }

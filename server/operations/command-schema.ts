@@ -1,0 +1,31 @@
+import { z } from "zod";
+
+/** An operator command, as the API takes it (resource IDs, not the station's protocol fields). */
+export const commandBody = z.discriminatedUnion("action", [
+  z.strictObject({
+    action: z.literal("start"),
+    connector_id: z.number().int().positive(),
+    token: z.string().min(1).max(36),
+    token_type: z
+      .enum([
+        "Central",
+        "eMAID",
+        "ISO14443",
+        "ISO15693",
+        "KeyCode",
+        "Local",
+        "MacAddress",
+        "NoAuthorization",
+      ])
+      .optional(),
+  }),
+  z.strictObject({ action: z.literal("stop"), transaction_id: z.number().int().positive() }),
+  z.strictObject({ action: z.literal("reset"), mode: z.enum(["soft", "hard"]) }),
+  z.strictObject({ action: z.literal("unlock"), connector_id: z.number().int().positive() }),
+  z.strictObject({
+    action: z.literal("availability"),
+    connector_id: z.number().int().positive(),
+    mode: z.enum(["inoperative", "operative"]),
+  }),
+]);
+export type Command = z.infer<typeof commandBody>;
