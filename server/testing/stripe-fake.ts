@@ -33,7 +33,8 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import Stripe from "stripe";
 import { fakeId, fingerprint, parseForm, type Answer, type Params } from "./stripe-fake-objects";
-import { accountInvalid, FakeStripeState, type FakeEvent } from "./stripe-fake-state";
+import * as api from "./stripe-fake-api";
+import { FakeStripeState, type FakeEvent } from "./stripe-fake-state";
 
 export type { CardOutcome, FakeEvent } from "./stripe-fake-state";
 
@@ -86,44 +87,48 @@ export async function startStripeFake(
   let eventsTaken = 0;
 
   const routes: Route[] = [
-    { method: "POST", pattern: /^\/v1\/accounts$/, run: (_s, _m, p) => state.createAccount(p) },
+    {
+      method: "POST",
+      pattern: /^\/v1\/accounts$/,
+      run: (_s, _m, p) => api.createAccount(state, p),
+    },
     {
       method: "GET",
       pattern: /^\/v1\/accounts\/([^/]+)$/,
       run: (s, [id = ""]) =>
-        s === "platform" || s === id ? state.readAccount(id) : accountInvalid(id),
+        s === "platform" || s === id ? api.readAccount(state, id) : api.accountInvalid(id),
     },
     {
       method: "POST",
       pattern: /^\/v1\/account_links$/,
-      run: (_s, _m, p) => state.createAccountLink(p),
+      run: (_s, _m, p) => api.createAccountLink(state, p),
     },
     {
       method: "POST",
       pattern: /^\/v1\/checkout\/sessions$/,
-      run: (s, _m, p) => state.createSession(s, p),
+      run: (s, _m, p) => api.createSession(state, s, p),
     },
     {
       method: "GET",
       pattern: /^\/v1\/checkout\/sessions\/([^/]+)$/,
-      run: (s, [id = ""]) => state.readSession(s, id),
+      run: (s, [id = ""]) => api.readSession(state, s, id),
     },
     {
       method: "GET",
       pattern: /^\/v1\/payment_intents\/([^/]+)$/,
-      run: (s, [id = ""], p) => state.readIntent(s, id, p),
+      run: (s, [id = ""], p) => api.readIntent(state, s, id, p),
     },
     {
       method: "POST",
       pattern: /^\/v1\/payment_intents\/([^/]+)\/capture$/,
-      run: (s, [id = ""], p) => state.capture(s, id, p),
+      run: (s, [id = ""], p) => api.capture(state, s, id, p),
     },
     {
       method: "POST",
       pattern: /^\/v1\/payment_intents\/([^/]+)\/cancel$/,
-      run: (s, [id = ""], p) => state.cancel(s, id, p),
+      run: (s, [id = ""], p) => api.cancel(state, s, id, p),
     },
-    { method: "POST", pattern: /^\/v1\/refunds$/, run: (s, _m, p) => state.refund(s, p) },
+    { method: "POST", pattern: /^\/v1\/refunds$/, run: (s, _m, p) => api.refund(state, s, p) },
   ];
 
   function takeFault(method: string, path: string): Fault | null {
@@ -179,7 +184,7 @@ export async function startStripeFake(
         body: { error: { type: "invalid_request_error", message: "Invalid API Key provided" } },
       });
     }
-    if (account && !state.accounts.has(account)) return send(accountInvalid(account));
+    if (account && !state.accounts.has(account)) return send(api.accountInvalid(account));
     const route = routes.find((r) => r.method === method && r.pattern.test(url.pathname));
     if (!route) {
       return send({
