@@ -71,6 +71,7 @@ export type CheckoutState = {
   checkoutRef: string;
   /** `complete` means the payer finished the page: read the intent for what it holds */
   status: CheckoutStatus;
+  /** Stripe names the intent once the payer has tried to pay; the simulator from the start */
   intentRef: string | null;
 };
 
@@ -205,7 +206,10 @@ export interface WebhookVerifier {
  * - `not_found`: no such object in that account (or no such account); nothing happened.
  * - `uncertain`: the outcome is unknown (network error, timeout, reset, 5xx, 409 idempotent
  *   request in progress, rate limit): it may have happened. Reconcile by calling again with the
- *   SAME idempotency key, or by reading the object; never with a new key.
+ *   SAME idempotency key, or by reading the object; never with a new key. Stripe stores the
+ *   first result of a request that began executing, a 500 included, and replays it for that key:
+ *   when asking again keeps answering `uncertain`, read the object, and only a read showing the
+ *   change did not happen allows a new attempt (with a new key).
  * - `unavailable`: the processor is not configured (or refuses the platform's credentials);
  *   nothing was sent or nothing happened.
  */
