@@ -102,4 +102,35 @@ describe("configuration", () => {
       parseEnv({ OIDC_ISSUER: "login", OIDC_CLIENT_ID: "a", OIDC_CLIENT_SECRET: "b" }),
     ).toThrow(/OIDC_ISSUER must be a URL/);
   });
+  it("configures Stripe only when asked, never echoes its secrets, and keeps the test URL out of production", () => {
+    expect(parseEnv({}).stripe).toEqual({
+      secretKey: null,
+      connectWebhookSecret: null,
+      apiUrl: null,
+    });
+    expect(
+      parseEnv({
+        STRIPE_SECRET_KEY: "sk_test_abc123",
+        STRIPE_CONNECT_WEBHOOK_SECRET: "whsec_xyz",
+        STRIPE_API_URL: "http://127.0.0.1:12111/",
+      }).stripe,
+    ).toEqual({
+      secretKey: "sk_test_abc123",
+      connectWebhookSecret: "whsec_xyz",
+      apiUrl: "http://127.0.0.1:12111",
+    });
+    expect(() => parseEnv({ STRIPE_SECRET_KEY: "pk_test_abc" })).toThrow(
+      /^STRIPE_SECRET_KEY must be a Stripe secret key \(sk_test_… or sk_live_…\)$/,
+    );
+    expect(() => parseEnv({ STRIPE_CONNECT_WEBHOOK_SECRET: "sk_live_oops" })).toThrow(
+      /^STRIPE_CONNECT_WEBHOOK_SECRET must be a Stripe webhook signing secret \(whsec_…\)$/,
+    );
+    expect(() => parseEnv({ STRIPE_API_URL: "http://127.0.0.1:1/v1" })).toThrow(
+      /^STRIPE_API_URL must be an origin only/,
+    );
+    const key = Buffer.alloc(32, 7).toString("base64");
+    expect(() =>
+      parseEnv({ SERVICE_ENV: "production", SECRET_KEY: key, STRIPE_API_URL: "http://x:1" }),
+    ).toThrow(/^STRIPE_API_URL cannot be set in production/);
+  });
 });

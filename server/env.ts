@@ -69,6 +69,28 @@ const schema = z.object({
   OIDC_CLIENT_ID: z.string().min(1).optional(),
   OIDC_CLIENT_SECRET: z.string().min(1).optional(),
   OIDC_AUDIENCE: z.string().min(1).optional(),
+  STRIPE_SECRET_KEY: z
+    .string()
+    .regex(
+      /^(sk|rk)_(test|live)_[A-Za-z0-9_]+$/,
+      "must be a Stripe secret key (sk_test_… or sk_live_…)",
+    )
+    .optional(),
+  STRIPE_CONNECT_WEBHOOK_SECRET: z
+    .string()
+    .regex(/^whsec_[A-Za-z0-9+/=_-]+$/, "must be a Stripe webhook signing secret (whsec_…)")
+    .optional(),
+  STRIPE_API_URL: url(["http:", "https:"])
+    .refine((value) => {
+      // The SDK takes a host, port and protocol only: its request paths are absolute (/v1/…).
+      try {
+        const u = new URL(value);
+        return /^\/*$/.test(u.pathname) && !u.search && !u.hash && !u.username && !u.password;
+      } catch {
+        return true; // reported by url() above
+      }
+    }, "must be an origin only (scheme, host and port)")
+    .optional(),
 });
 
 export type Env = {
@@ -100,9 +122,21 @@ export type Env = {
         /** the `aud` /v1 requires of access tokens; null accepts the provider's default */
         audience: string | null;
       };
+  /**
+   * The platform's Stripe account for the `card` payment service (Connect, direct charges). A
+   * null secret key leaves `card` unavailable; everything else works. `apiUrl` points the SDK at
+   * another server (tests only: refused in production).
+   */
+  stripe: {
+    secretKey: string | null;
+    connectWebhookSecret: string | null;
+    apiUrl: string | null;
+  };
 };
 
 export class EnvError extends Error {}
+
+const SECRET_NAMES = new Set(["STRIPE_SECRET_KEY", "STRIPE_CONNECT_WEBHOOK_SECRET"]);
 
 export function parseEnv(source: Record<string, string | undefined>): Env {
   // An empty variable counts as unset, as shells make that easy to do by accident.
@@ -113,9 +147,9 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const name = issue?.path.join(".") ?? "environment";
-    throw new EnvError(
-      `${name} ${issue?.message ?? "is invalid"} (got "${String(cleaned[name] ?? "")}")`,
-    );
+    // Secrets are never echoed: the reason lands in logs.
+    const got = SECRET_NAMES.has(name) ? "" : ` (got "${String(cleaned[name] ?? "")}")`;
+    throw new EnvError(`${name} ${issue?.message ?? "is invalid"}${got}`);
   }
   const e = parsed.data;
   if (Boolean(e.OCPP_TLS_CERT) !== Boolean(e.OCPP_TLS_KEY)) {
@@ -128,6 +162,9 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
   }
   if (e.SERVICE_ENV === "production" && !e.SECRET_KEY) {
     throw new EnvError("SECRET_KEY is required in production (openssl rand -base64 32)");
+  }
+  if (e.SERVICE_ENV === "production" && e.STRIPE_API_URL) {
+    throw new EnvError("STRIPE_API_URL cannot be set in production (it is for tests)");
   }
   for (const name of ["OCPP_TLS_CERT", "OCPP_TLS_KEY"] as const) {
     const file = e[name];
@@ -172,6 +209,11 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
             issuer: `${publicBaseUrl}/oidc`,
             audience: `${publicBaseUrl}/v1`,
           },
+    stripe: {
+      secretKey: e.STRIPE_SECRET_KEY ?? null,
+      connectWebhookSecret: e.STRIPE_CONNECT_WEBHOOK_SECRET ?? null,
+      apiUrl: e.STRIPE_API_URL ? new URL(e.STRIPE_API_URL).origin : null,
+    },
     ocppTls:
       e.OCPP_TLS_CERT && e.OCPP_TLS_KEY
         ? { certPath: path.resolve(e.OCPP_TLS_CERT), keyPath: path.resolve(e.OCPP_TLS_KEY) }

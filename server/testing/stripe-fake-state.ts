@@ -1,0 +1,240 @@
+import Stripe from "stripe";
+import {
+  DECLINE_MESSAGES,
+  declineCodeOf,
+  fakeId,
+  now,
+  stringRecord,
+  type FakeAccount,
+  type FakeCharge,
+  type FakeIntent,
+  type FakeObject,
+  type FakeSession,
+  type Params,
+  type Scope,
+} from "./stripe-fake-objects";
+
+/** A Stripe event as a Connect webhook delivers it (`account` set for connected accounts). */
+export type FakeEvent = {
+  id: string;
+  object: "event";
+  api_version: string;
+  created: number;
+  type: string;
+  account?: string;
+  livemode: false;
+  pending_webhooks: number;
+  request: { id: null; idempotency_key: string | null };
+  data: { object: unknown };
+};
+
+export type CardOutcome = "success" | { decline: keyof typeof DECLINE_MESSAGES };
+
+export const CANCELABLE = [
+  "requires_payment_method",
+  "requires_capture",
+  "requires_confirmation",
+  "requires_action",
+  "processing",
+];
+
+/**
+ * The fake's accounts and objects, and the test controls that stand for what a customer, a card
+ * network or Stripe's own clock would do. The API handlers are stripe-fake-api.ts.
+ */
+export class FakeStripeState {
+  readonly accounts = new Map<string, FakeAccount>();
+  readonly objects = new Map<string, { scope: Scope; object: FakeObject }>();
+  readonly events: FakeEvent[] = [];
+  /** captures applied, in order: a retried request that replays adds nothing here */
+  readonly captures: { intent: string; amount: number }[] = [];
+
+  constructor(readonly origin: () => string) {}
+
+  // ---- test controls ----
+
+  /** how many objects of a kind an account holds */
+  count(scope: Scope, kind: FakeObject["object"]): number {
+    let n = 0;
+    for (const stored of this.objects.values()) {
+      if (stored.scope === scope && stored.object.object === kind) n += 1;
+    }
+    return n;
+  }
+
+  /** The customer pays on the hosted page with a card that succeeds or is declined. */
+  completeCheckout(sessionId: string, outcome: CardOutcome) {
+    const { scope, object } = this.require<FakeSession & { intentData: Params }>(sessionId);
+    if (object.status !== "open") throw new Error(`checkout ${sessionId} is ${object.status}`);
+    const intent = object.payment_intent
+      ? this.require<FakeIntent>(object.payment_intent).object
+      : this.newIntent(scope, object);
+    object.payment_intent = intent.id;
+    const charge: FakeCharge = {
+      id: fakeId("ch"),
+      object: "charge",
+      amount: intent.amount,
+      amount_captured: 0,
+      amount_refunded: 0,
+      captured: false,
+      refunded: false,
+      paid: outcome === "success",
+      status: outcome === "success" ? "succeeded" : "failed",
+      currency: intent.currency,
+      payment_intent: intent.id,
+      created: now(),
+      livemode: false,
+    };
+    this.objects.set(charge.id, { scope, object: charge });
+    intent.latest_charge = charge.id;
+    if (outcome !== "success") {
+      intent.last_payment_error = {
+        type: "card_error",
+        code: declineCodeOf(outcome.decline),
+        decline_code: outcome.decline,
+        message: DECLINE_MESSAGES[outcome.decline] ?? "Your card was declined.",
+        charge: charge.id,
+      };
+      this.emit(scope, "payment_intent.payment_failed", intent);
+      return;
+    }
+    intent.last_payment_error = null;
+    if (intent.capture_method === "manual") {
+      intent.status = "requires_capture";
+      intent.amount_capturable = intent.amount;
+      this.emit(scope, "payment_intent.amount_capturable_updated", intent);
+    } else {
+      Object.assign(intent, { status: "succeeded", amount_received: intent.amount });
+      Object.assign(charge, { captured: true, amount_captured: intent.amount });
+      this.emit(scope, "payment_intent.succeeded", intent);
+    }
+    object.status = "complete";
+    object.payment_status = intent.status === "succeeded" ? "paid" : "unpaid";
+    this.emit(scope, "checkout.session.completed", publicView(object));
+  }
+
+  /** The session's 24 hours (or its expires_at) run out, or the platform expires it. */
+  expireCheckout(sessionId: string) {
+    const { scope, object } = this.require<FakeSession>(sessionId);
+    if (object.status !== "open") throw new Error(`checkout ${sessionId} is ${object.status}`);
+    object.status = "expired";
+    object.url = null;
+    if (object.payment_intent) {
+      const intent = this.require<FakeIntent>(object.payment_intent).object;
+      if (CANCELABLE.includes(intent.status)) this.cancelIntent(scope, intent, "abandoned");
+    }
+    this.emit(scope, "checkout.session.expired", publicView(object));
+  }
+
+  /** The card authorization lapses uncaptured (about 7 days for cards). */
+  expireAuthorization(intentId: string) {
+    const { scope, object } = this.require<FakeIntent>(intentId);
+    if (object.status !== "requires_capture") throw new Error(`${intentId} is ${object.status}`);
+    this.cancelIntent(scope, object, "automatic");
+  }
+
+  updateAccount(
+    id: string,
+    change: { chargesEnabled?: boolean; detailsSubmitted?: boolean; requirementsDue?: string[] },
+  ) {
+    const account = this.accounts.get(id);
+    if (!account) throw new Error(`no account ${id}`);
+    if (change.chargesEnabled !== undefined) account.charges_enabled = change.chargesEnabled;
+    if (change.detailsSubmitted !== undefined) account.details_submitted = change.detailsSubmitted;
+    if (change.requirementsDue !== undefined) {
+      const due = change.requirementsDue;
+      account.requirements = {
+        currently_due: due,
+        eventually_due: due,
+        past_due: [],
+        disabled_reason: account.charges_enabled ? null : "requirements.past_due",
+      };
+    }
+    this.emit(id, "account.updated", account);
+  }
+
+  // ---- shared by the API handlers (stripe-fake-api.ts) and the controls ----
+
+  newIntent(scope: Scope, session: FakeSession & { intentData: Params }): FakeIntent {
+    const intent: FakeIntent = {
+      id: fakeId("pi"),
+      object: "payment_intent",
+      amount: session.amount_total,
+      amount_capturable: 0,
+      amount_received: 0,
+      currency: session.currency,
+      status: "requires_payment_method",
+      capture_method: String(session.intentData.capture_method),
+      cancellation_reason: null,
+      canceled_at: null,
+      description:
+        typeof session.intentData.description === "string" ? session.intentData.description : null,
+      metadata: stringRecord(session.intentData.metadata),
+      last_payment_error: null,
+      latest_charge: null,
+      created: now(),
+      livemode: false,
+    };
+    this.objects.set(intent.id, { scope, object: intent });
+    return intent;
+  }
+
+  cancelIntent(scope: Scope, intent: FakeIntent, reason: string | null) {
+    Object.assign(intent, {
+      status: "canceled",
+      cancellation_reason: reason,
+      canceled_at: now(),
+      amount_capturable: 0,
+    });
+    this.emit(scope, "payment_intent.canceled", intent);
+  }
+
+  /** Objects are visible only in the account that holds them: elsewhere they do not exist. */
+  find<T extends FakeObject>(scope: Scope, id: string, kind: T["object"]): T | null {
+    const stored = this.objects.get(id);
+    return stored && stored.scope === scope && stored.object.object === kind
+      ? (stored.object as T)
+      : null;
+  }
+
+  require<T extends FakeObject>(id: string): { scope: Scope; object: T } {
+    const stored = this.objects.get(id);
+    if (!stored) throw new Error(`the fake holds no ${id}`);
+    return stored as { scope: Scope; object: T };
+  }
+
+  chargeOf(intent: FakeIntent): FakeCharge | null {
+    return intent.latest_charge ? this.require<FakeCharge>(intent.latest_charge).object : null;
+  }
+
+  expanded(intent: FakeIntent, params: Params) {
+    const expand = Array.isArray(params.expand) ? params.expand : [];
+    const copy = structuredClone(intent) as Omit<FakeIntent, "latest_charge"> & {
+      latest_charge: string | FakeCharge | null;
+    };
+    if (expand.includes("latest_charge") && intent.latest_charge) {
+      copy.latest_charge = structuredClone(this.chargeOf(intent));
+    }
+    return copy;
+  }
+
+  emit(scope: Scope, type: string, object: unknown) {
+    this.events.push({
+      id: fakeId("evt"),
+      object: "event",
+      api_version: Stripe.API_VERSION,
+      created: now(),
+      type,
+      ...(scope !== "platform" && { account: scope }),
+      livemode: false,
+      pending_webhooks: 1,
+      request: { id: null, idempotency_key: null },
+      data: { object: structuredClone(object) },
+    });
+  }
+}
+
+export function publicView(session: FakeSession): FakeSession {
+  const { intentData: _hidden, ...rest } = session as FakeSession & { intentData?: Params };
+  return structuredClone(rest);
+}
