@@ -97,6 +97,22 @@ export function nestingExceeds(text: string, max: number): boolean {
 }
 
 /**
+ * Whether a parsed value nests more than `max` arrays or objects, for bodies handed over already
+ * parsed (the console's). Walks without recursion, so no depth of input can exhaust the stack.
+ */
+export function depthExceeds(value: unknown, max: number): boolean {
+  const pending: { value: unknown; depth: number }[] = [{ value, depth: 0 }];
+  while (pending.length) {
+    const item = pending.pop()!;
+    if (!item.value || typeof item.value !== "object") continue;
+    if (item.depth + 1 > max) return true;
+    for (const child of Object.values(item.value))
+      pending.push({ value: child, depth: item.depth + 1 });
+  }
+  return false;
+}
+
+/**
  * JSON with object keys sorted, so equal bodies hash equally whatever their key order. Recursive:
  * it only sees parsed request bodies, which `readJsonBody` bounds to MAX_JSON_DEPTH levels.
  */

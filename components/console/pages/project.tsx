@@ -1,11 +1,13 @@
 "use client";
 
+import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
-import { API_VERSIONS } from "@/server/versions";
+import { PROJECT_SCOPES, type Scope } from "@/server/keys/scopes";
+import { API_VERSIONS, type ApiVersion } from "@/server/versions";
 import { EVENT_TYPES } from "@/server/webhooks/webhook-schema";
 import { useProject } from "../context";
-import { useV1, useV1Mutation } from "../hooks";
-import { newRequestKey } from "../trpc";
+import { useV1Mutation, type V1 } from "../hooks";
+import { newRequestKey, useTRPC } from "../trpc";
 import {
   Badge,
   Button,
@@ -16,6 +18,7 @@ import {
   QueryState,
   SecretOnce,
   SelectField,
+  oneOf,
   Table,
   td,
   TextField,
@@ -23,14 +26,12 @@ import {
 } from "../ui";
 import { TransactionRows } from "./station";
 
-type Page<T> = { data: T[]; next_cursor: number | string | null; has_more: boolean };
-
 function Pager({
   page,
   cursors,
   setCursors,
 }: {
-  page: Page<unknown>;
+  page: { next_cursor: number | string | null; has_more: boolean };
   cursors: number[];
   setCursors: (c: number[]) => void;
 }) {
@@ -49,22 +50,17 @@ function Pager({
   );
 }
 
-type Location = {
-  id: number;
-  name: string;
-  address: { street?: string; city?: string; country?: string };
-  time_zone: string;
-  created_at: string;
-};
-
 export function LocationsPage({ tenantId }: { tenantId: number }) {
+  const trpc = useTRPC();
   const project = useProject(tenantId);
   const [cursors, setCursors] = useState([0]);
-  const locations = useV1<Page<Location>>("listLocations", {
-    params: { tenant_id: tenantId },
-    query: { after: cursors[cursors.length - 1], limit: 20 },
-  });
-  const create = useV1Mutation<Location>("createLocation");
+  const locations = useQuery(
+    trpc.v1.listLocations.queryOptions({
+      params: { tenant_id: tenantId },
+      query: { after: cursors[cursors.length - 1], limit: 20 },
+    }),
+  );
+  const create = useV1Mutation(trpc.v1.createLocation);
   const [form, setForm] = useState({
     name: "",
     street: "",
@@ -170,20 +166,22 @@ export function LocationsPage({ tenantId }: { tenantId: number }) {
 }
 
 export function TransactionsPage({ tenantId }: { tenantId: number }) {
+  const trpc = useTRPC();
   const [cursors, setCursors] = useState([0]);
   const [status, setStatus] = useState<"" | "active" | "ended">("");
-  const transactions = useV1<Page<Parameters<typeof TransactionRows>[0]["rows"][number]>>(
-    "listTransactions",
-    {
-      params: { tenant_id: tenantId },
-      query: {
-        after: cursors[cursors.length - 1],
-        order: "desc",
-        limit: 25,
-        ...(status ? { status } : {}),
+  const transactions = useQuery(
+    trpc.v1.listTransactions.queryOptions(
+      {
+        params: { tenant_id: tenantId },
+        query: {
+          after: cursors[cursors.length - 1],
+          order: "desc",
+          limit: 25,
+          ...(status ? { status } : {}),
+        },
       },
-    },
-    { refetchInterval: 5_000 },
+      { refetchInterval: 5_000 },
+    ),
   );
   return (
     <>
@@ -196,7 +194,7 @@ export function TransactionsPage({ tenantId }: { tenantId: number }) {
           label="Status"
           value={status}
           onChange={(e) => {
-            setStatus(e.target.value as typeof status);
+            setStatus(oneOf(["", "active", "ended"], e.target.value, ""));
             setCursors([0]);
           }}
         >
@@ -221,27 +219,20 @@ export function TransactionsPage({ tenantId }: { tenantId: number }) {
   );
 }
 
-type Event = {
-  id: string;
-  sequence: number;
-  type: string;
-  station_id?: number;
-  created_at: string;
-  data: Record<string, unknown>;
-};
-
 export function EventsPage({ tenantId }: { tenantId: number }) {
+  const trpc = useTRPC();
   const [type, setType] = useState("");
   const [station, setStation] = useState("");
   const [filters, setFilters] = useState<{ type?: string; station_id?: number }>({});
   const [cursors, setCursors] = useState([0]);
-  const events = useV1<Page<Event>>(
-    "listEvents",
-    {
-      params: { tenant_id: tenantId },
-      query: { after: cursors[cursors.length - 1], limit: 25, ...filters },
-    },
-    { refetchInterval: 5_000 },
+  const events = useQuery(
+    trpc.v1.listEvents.queryOptions(
+      {
+        params: { tenant_id: tenantId },
+        query: { after: cursors[cursors.length - 1], limit: 25, ...filters },
+      },
+      { refetchInterval: 5_000 },
+    ),
   );
   return (
     <>
@@ -308,44 +299,21 @@ export function EventsPage({ tenantId }: { tenantId: number }) {
   );
 }
 
-type ApiKey = {
-  id: string;
-  name: string | null;
-  scopes: string[];
-  api_version: string;
-  owner: { user_id: number; email: string } | null;
-  prefix: string;
-  created_at: string;
-  revoked_at: string | null;
-  secret?: string;
-};
-
-const PROJECT_SCOPES = [
-  "stations:read",
-  "stations:write",
-  "stations:control",
-  "stations:admin",
-  "billing:read",
-  "billing:write",
-  "billing:refund",
-  "settlement:write",
-  "webhooks:write",
-  "webhooks:read",
-];
-
 export function ApiKeysPage({ tenantId }: { tenantId: number }) {
+  const trpc = useTRPC();
   const project = useProject(tenantId);
   const manages = project.may.manage_project_keys;
-  const keys = useV1<{ data: ApiKey[] }>(
-    "listProjectApiKeys",
-    { params: { tenant_id: tenantId } },
-    { enabled: manages },
+  const keys = useQuery(
+    trpc.v1.listProjectApiKeys.queryOptions(
+      { params: { tenant_id: tenantId } },
+      { enabled: manages },
+    ),
   );
-  const create = useV1Mutation<ApiKey>("createProjectApiKey");
-  const revoke = useV1Mutation<ApiKey>("revokeProjectApiKey");
+  const create = useV1Mutation(trpc.v1.createProjectApiKey);
+  const revoke = useV1Mutation(trpc.v1.revokeProjectApiKey);
   const [name, setName] = useState("");
-  const [scopes, setScopes] = useState<string[]>(["stations:read"]);
-  const [version, setVersion] = useState("");
+  const [scopes, setScopes] = useState<Scope[]>(["stations:read"]);
+  const [version, setVersion] = useState<ApiVersion | "">("");
   const [confirming, setConfirming] = useState<string | null>(null);
   if (!project.loading && !manages) {
     return (
@@ -410,7 +378,7 @@ export function ApiKeysPage({ tenantId }: { tenantId: number }) {
             <SelectField
               label="API version"
               value={version}
-              onChange={(e) => setVersion(e.target.value)}
+              onChange={(e) => setVersion(oneOf(["", ...API_VERSIONS], e.target.value, ""))}
             >
               <option value="">Latest ({API_VERSIONS[0]}), moving with new releases</option>
               {API_VERSIONS.map((v) => (
@@ -493,10 +461,9 @@ export function ApiKeysPage({ tenantId }: { tenantId: number }) {
   );
 }
 
-type Tenant = { id: number; name: string; authorization_mode: string };
-
 export function SettingsPage({ tenantId }: { tenantId: number }) {
-  const tenant = useV1<Tenant>("getTenant", { params: { tenant_id: tenantId } });
+  const trpc = useTRPC();
+  const tenant = useQuery(trpc.v1.getTenant.queryOptions({ params: { tenant_id: tenantId } }));
   return (
     <>
       <PageHeader title="Project settings" />
@@ -505,9 +472,10 @@ export function SettingsPage({ tenantId }: { tenantId: number }) {
   );
 }
 
-function SettingsForm({ tenant }: { tenant: Tenant }) {
+function SettingsForm({ tenant }: { tenant: V1["getTenant"] }) {
+  const trpc = useTRPC();
   const project = useProject(tenant.id);
-  const update = useV1Mutation<Tenant>("updateTenant");
+  const update = useV1Mutation(trpc.v1.updateTenant);
   const [name, setName] = useState(tenant.name);
   const [mode, setMode] = useState(tenant.authorization_mode);
   const manages = project.may.manage_team;
@@ -532,7 +500,9 @@ function SettingsForm({ tenant }: { tenant: Tenant }) {
         <SelectField
           label="Charger Authorize requests"
           value={mode}
-          onChange={(e) => setMode(e.target.value)}
+          onChange={(e) =>
+            setMode(oneOf(["accept_all", "known_tokens"], e.target.value, "accept_all"))
+          }
         >
           <option value="accept_all">Accept every token</option>
           <option value="known_tokens">Accept only tokens this service issued</option>
