@@ -6,6 +6,7 @@ import { useState } from "react";
 import { useProject } from "../context";
 import { useV1Mutation, type V1, type V1Input } from "../hooks";
 import { newRequestKey, useTRPC } from "../trpc";
+import { TransactionRows } from "./transactions";
 import {
   Badge,
   Button,
@@ -171,25 +172,6 @@ export function StationPage({ tenantId, stationId }: { tenantId: number; station
         </>
       )}
     </QueryState>
-  );
-}
-
-export function TransactionRows({ rows }: { rows: Transaction[] }) {
-  return (
-    <Table head={["ID", "Status", "Started", "Ended", "Energy (kWh)", "Stop reason"]}>
-      {rows.map((t) => (
-        <tr key={t.id} data-testid="transaction-row">
-          <td className={td}>{t.id}</td>
-          <td className={td}>
-            <Badge value={t.status} />
-          </td>
-          <td className={td}>{when(t.started_at)}</td>
-          <td className={td}>{when(t.ended_at)}</td>
-          <td className={td}>{t.energy_kwh}</td>
-          <td className={td}>{t.stop_reason ?? ""}</td>
-        </tr>
-      ))}
-    </Table>
   );
 }
 
