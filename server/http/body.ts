@@ -8,7 +8,7 @@ export const MAX_BODY_BYTES = 64 * 1024;
  */
 export const MAX_JSON_DEPTH = 64;
 
-const tooLarge = () =>
+export const tooLarge = () =>
   new DomainError("payload_too_large", `Request bodies are limited to ${MAX_BODY_BYTES} bytes.`, {
     max_bytes: MAX_BODY_BYTES,
   });

@@ -3,6 +3,7 @@ import { db } from "../db";
 import { userCaller } from "../access/caller";
 import { aTenantWithKey } from "../testing/builders";
 import { overTheWire } from "../testing/console";
+import { MAX_BODY_BYTES } from "../http/body";
 import { ConsoleApiError } from "./init";
 import { appRouter } from "./router";
 
@@ -63,6 +64,26 @@ describe("the console's procedures meet bad input with the API's errors", () => 
       }),
     );
     expect(error.body).toMatchObject({ code: "invalid_json", details: { max_depth: 64 } });
+  });
+
+  it("a body over /v1's size limit: payload_too_large, as /v1 answers it", async () => {
+    const { project, trpc } = await ownerConsole();
+    const error = await apiError(
+      trpc.v1.createLocation({
+        params: { tenant_id: project.tenantId },
+        body: {
+          name: "x".repeat(MAX_BODY_BYTES),
+          address: { street: "1 Main St", city: "Austin", country: "US" },
+          coordinates: { latitude: 30, longitude: -97 },
+          time_zone: "America/Chicago",
+        },
+        idempotencyKey: "console-large-0001",
+      }),
+    );
+    expect(error.body).toMatchObject({
+      code: "payload_too_large",
+      details: { max_bytes: MAX_BODY_BYTES },
+    });
   });
 
   it("a path parameter that is missing or not well-formed text: validation_failed, not an internal error", async () => {

@@ -2,7 +2,13 @@ import crypto from "node:crypto";
 import { z } from "zod";
 import type { UserCaller } from "../access/caller";
 import { DomainError } from "../errors";
-import { depthExceeds, MAX_JSON_DEPTH, nestedTooDeeply } from "../http/body";
+import {
+  depthExceeds,
+  MAX_BODY_BYTES,
+  MAX_JSON_DEPTH,
+  nestedTooDeeply,
+  tooLarge,
+} from "../http/body";
 import type { RouteCall } from "../http/execute";
 import type { AnyObject, RouteDef } from "../http/route";
 import { wellFormed, type FieldIssue } from "../http/validation";
@@ -107,9 +113,27 @@ export function routeInputSchema<R extends RouteDef>(): InputSchema<
 }
 
 /**
+ * The body under /v1's limits on its JSON text: at most MAX_BODY_BYTES (measured here, the text is
+ * not sent anywhere), then no deeper than MAX_JSON_DEPTH; so the console can send nothing /v1
+ * would refuse. A body too deep to serialize at all is too deep.
+ */
+function bodyAsV1ReadsIt(body: unknown): unknown {
+  if (body === undefined) return undefined;
+  let bytes: number;
+  try {
+    bytes = Buffer.byteLength(JSON.stringify(body));
+  } catch {
+    throw nestedTooDeeply();
+  }
+  if (bytes > MAX_BODY_BYTES) throw tooLarge();
+  if (depthExceeds(body, MAX_JSON_DEPTH)) throw nestedTooDeeply();
+  return body;
+}
+
+/**
  * One console call as a `RouteCall`: path and query values as the text a URL would carry (empty
- * query values left out, as the console's forms mean "no filter"), the body as given but no
- * deeper than /v1 accepts, and the person's pinned API version.
+ * query values left out, as the console's forms mean "no filter"), the body as given within /v1's
+ * limits, and the person's pinned API version.
  */
 export function consoleCall(def: RouteDef, caller: UserCaller, input: ConsoleEnvelope): RouteCall {
   const params = Object.fromEntries(
@@ -125,10 +149,7 @@ export function consoleCall(def: RouteDef, caller: UserCaller, input: ConsoleEnv
     params,
     query,
     idempotencyKey: input.idempotencyKey ?? null,
-    readBody: () => {
-      if (depthExceeds(input.body, MAX_JSON_DEPTH)) return Promise.reject(nestedTooDeeply());
-      return Promise.resolve(input.body);
-    },
+    readBody: () => Promise.resolve().then(() => bodyAsV1ReadsIt(input.body)),
     method: def.method,
     // the path /v1 would have served, so a key's record reads the same from either surface
     path: def.path.replace(/\{(\w+)\}/g, (_, name: string) =>
