@@ -1,33 +1,20 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
+import type { inferRouterOutputs } from "@trpc/server";
+import type { Scope } from "@/server/keys/scopes";
+import type { AppRouter } from "@/server/trpc/router";
 import { useTRPC } from "./trpc";
 
-export type MeContext = {
-  user: { id: number; email: string; name: string | null; platform_role: string | null };
-  teams: {
-    id: number;
-    name: string;
-    role: string | null;
-    projects: { id: number; name: string; scopes: string[] }[];
-  }[];
-  pending_invites: number;
-};
+/** The signed-in person, their teams, roles and scopes (`me`). */
+export type MeContext = inferRouterOutputs<AppRouter>["me"];
+/** The signed-in person's standing in one project (`project`), as /v1 judges it. */
+export type ProjectAccess = inferRouterOutputs<AppRouter>["project"];
 
 export function useMe() {
   const trpc = useTRPC();
   return useQuery(trpc.me.queryOptions());
 }
-
-export type ProjectAccess = {
-  tenant_id: number;
-  name: string;
-  team: { id: number; name: string };
-  role: string | null;
-  platform_role: string | null;
-  scopes: string[];
-  can: { manage_team: boolean; read_team: boolean; manage_project_keys: boolean };
-};
 
 /** The signed-in person's standing in one project (as /v1 judges it), or an error if none. */
 export function useProjectAccess(tenantId: number | null) {
@@ -45,7 +32,7 @@ export function useProjectAccess(tenantId: number | null) {
  */
 export function useProject(tenantId: number) {
   const access = useProjectAccess(tenantId);
-  const data = access.data as ProjectAccess | undefined;
+  const data = access.data;
   const scopes = new Set(data?.scopes ?? []);
   const who = data?.role ?? data?.platform_role ?? "none";
   return {
@@ -58,8 +45,8 @@ export function useProject(tenantId: number) {
     /** team-level permissions as /v1 decides them */
     may: data?.can ?? { manage_team: false, read_team: false, manage_project_keys: false },
     /** null when allowed; otherwise why not, for a disabled button's title */
-    denied: (scope: string) =>
+    denied: (scope: Scope) =>
       scopes.has(scope) ? null : `Your role (${who}) does not grant ${scope}.`,
-    can: (scope: string) => scopes.has(scope),
+    can: (scope: Scope) => scopes.has(scope),
   };
 }

@@ -1,36 +1,28 @@
 "use client";
 
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import type { ConsoleOperation, OperationInput } from "@/server/trpc/router";
-import type { CONSOLE_MUTATIONS, CONSOLE_QUERIES } from "@/server/trpc/operations";
-import { useTRPC } from "./trpc";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import type { DecorateMutationProcedure, ResolverDef } from "@trpc/tanstack-react-query";
+import type { inferRouterInputs, inferRouterOutputs } from "@trpc/server";
+import type { AppRouter } from "@/server/trpc/router";
 
-type Query = (typeof CONSOLE_QUERIES)[number];
-type Mutation = (typeof CONSOLE_MUTATIONS)[number];
+/**
+ * What each console procedure answers, inferred from the /v1 routes' response schemas (the ones
+ * the OpenAPI document shows): `V1["getStation"]` is a station as /v1 serves it.
+ */
+export type V1 = inferRouterOutputs<AppRouter>["v1"];
+/** What each console procedure takes: the route's path values, query, body and Idempotency-Key. */
+export type V1Input = inferRouterInputs<AppRouter>["v1"];
 
-/** A /v1 read as the signed-in person; `T` is the route's documented response shape. */
-export function useV1<T>(
-  op: Query,
-  input: OperationInput,
-  options: { refetchInterval?: number; enabled?: boolean } = {},
+/**
+ * A /v1 change as the signed-in person (`useV1Mutation(trpc.v1.createLocation)`); every read
+ * refreshes after it succeeds. `run` resolves with the route's response.
+ */
+export function useV1Mutation<TDef extends ResolverDef>(
+  procedure: DecorateMutationProcedure<TDef>,
 ) {
-  const trpc = useTRPC();
-  const query = useQuery({ ...trpc.v1[op].queryOptions(input), ...options });
-  return { ...query, data: query.data as T | undefined };
-}
-
-/** A /v1 change as the signed-in person; every read refreshes after it succeeds. */
-export function useV1Mutation<T>(op: Mutation) {
-  const trpc = useTRPC();
   const client = useQueryClient();
   const mutation = useMutation(
-    trpc.v1[op].mutationOptions({ onSuccess: () => client.invalidateQueries() }),
+    procedure.mutationOptions({ onSuccess: () => client.invalidateQueries() }),
   );
-  return {
-    ...mutation,
-    data: mutation.data as T | undefined,
-    run: (input: OperationInput) => mutation.mutateAsync(input) as Promise<T>,
-  };
+  return { ...mutation, run: mutation.mutateAsync };
 }
-
-export type { ConsoleOperation };

@@ -3,7 +3,7 @@
 import Link from "next/link";
 import { usePathname } from "next/navigation";
 import { useEffect, useId, useRef, useState, type ReactNode } from "react";
-import { useMe, useProjectAccess, type MeContext, type ProjectAccess } from "./context";
+import { useMe, useProjectAccess } from "./context";
 
 function NavLink({ href, children }: { href: string; children: ReactNode }) {
   const path = usePathname();
@@ -121,7 +121,7 @@ function Switcher({
 export function ConsoleShell({ children }: { children: ReactNode }) {
   const path = usePathname();
   const me = useMe();
-  const data = me.data as MeContext | undefined;
+  const data = me.data;
   const [open, setOpen] = useState(false);
   useEffect(() => setOpen(false), [path]);
   const tenantMatch = /^\/console\/t\/(\d+)/.exec(path);
@@ -134,7 +134,7 @@ export function ConsoleShell({ children }: { children: ReactNode }) {
   const memberProject = team?.projects.find((p) => p.id === tenantId) ?? null;
   // A project of a team the person is not in: platform staff reach it through their platform role.
   const outside = useProjectAccess(data && tenantId !== null && !memberProject ? tenantId : null);
-  const staffProject = outside.data as ProjectAccess | undefined;
+  const staffProject = outside.data;
   const project = memberProject ?? (staffProject ? { id: staffProject.tenant_id } : null);
   const section = tenantMatch ? path.slice(tenantMatch[0].length) || "/stations" : "/stations";
   const sectionRoot = `/${section.split("/")[1] ?? "stations"}`;

@@ -2,29 +2,46 @@
 
 import { useId, useState, type ReactNode } from "react";
 
+/** The API's error body (`{ code, message, details }`) as the console receives it. */
 export type ApiErrorBody = { code: string; message: string; details: Record<string, unknown> };
 
-/** The spec's error body of a failed console call, when there is one. */
+/** A JSON object (not an array, not null): what an untyped field of an answer is read as. */
+export const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+/**
+ * The API's error body of a failed console call (tRPC's `error.data.apiError`, see
+ * server/trpc/init.ts), or null for any other failure (a network error, a dropped connection).
+ */
 export function apiError(error: unknown): ApiErrorBody | null {
-  const data = (error as { data?: { apiError?: ApiErrorBody | null } } | null)?.data;
-  return data?.apiError ?? null;
+  const api = isRecord(error) && isRecord(error.data) ? error.data.apiError : null;
+  if (!isRecord(api) || typeof api.code !== "string" || typeof api.message !== "string") {
+    return null;
+  }
+  return {
+    code: api.code,
+    message: api.message,
+    details: isRecord(api.details) ? api.details : {},
+  };
 }
 
 export function errorMessage(error: unknown): string {
-  return apiError(error)?.message ?? (error as Error | null)?.message ?? "Something went wrong.";
+  return (
+    apiError(error)?.message ??
+    (error instanceof Error ? error.message : null) ??
+    "Something went wrong."
+  );
 }
 
 /** Field-level messages from a 422 (`details.fields[]`) or a tariff's `details.errors[]`. */
 export function fieldErrors(error: unknown): { field: string; message: string }[] {
   const details = apiError(error)?.details ?? {};
-  const list = (details.fields ?? details.errors ?? []) as {
-    field?: string;
-    path?: string;
-    message: string;
-  }[];
-  return Array.isArray(list)
-    ? list.map((f) => ({ field: String(f.field ?? f.path ?? ""), message: String(f.message) }))
-    : [];
+  const list = details.fields ?? details.errors;
+  if (!Array.isArray(list)) return [];
+  return list.filter(isRecord).map((f) => ({
+    field: typeof f.field === "string" ? f.field : typeof f.path === "string" ? f.path : "",
+    message: typeof f.message === "string" ? f.message : "",
+  }));
 }
 
 const base =
@@ -226,6 +243,11 @@ export function SelectField({
       </select>
     </div>
   );
+}
+
+/** A select's value as one of the values it offers; anything else (no option gives it) is `fallback`. */
+export function oneOf<const T extends string>(values: readonly T[], value: string, fallback: T): T {
+  return values.find((v) => v === value) ?? fallback;
 }
 
 /** A secret shown once, with a copy button. */

@@ -8,7 +8,7 @@ export const MAX_BODY_BYTES = 64 * 1024;
  */
 export const MAX_JSON_DEPTH = 64;
 
-const tooLarge = () =>
+export const tooLarge = () =>
   new DomainError("payload_too_large", `Request bodies are limited to ${MAX_BODY_BYTES} bytes.`, {
     max_bytes: MAX_BODY_BYTES,
   });
@@ -92,6 +92,22 @@ export function nestingExceeds(text: string, max: number): boolean {
     else if (c === 0x5b || c === 0x7b) {
       if (++depth > max) return true;
     } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
+}
+
+/**
+ * Whether a parsed value nests more than `max` arrays or objects, for bodies handed over already
+ * parsed (the console's). Walks without recursion, so no depth of input can exhaust the stack.
+ */
+export function depthExceeds(value: unknown, max: number): boolean {
+  const pending: { value: unknown; depth: number }[] = [{ value, depth: 0 }];
+  while (pending.length) {
+    const item = pending.pop()!;
+    if (!item.value || typeof item.value !== "object") continue;
+    if (item.depth + 1 > max) return true;
+    for (const child of Object.values(item.value))
+      pending.push({ value: child, depth: item.depth + 1 });
   }
   return false;
 }

@@ -1,4 +1,5 @@
-import type { DomainError, ErrorCode, FieldIssue } from "../errors";
+import { z } from "zod";
+import { ERROR_CODES, type DomainError, type ErrorCode, type FieldIssue } from "../errors";
 
 /** The HTTP status of every domain error code: the one table /v1, tRPC and the OpenAPI document read. */
 export const ERROR_STATUS: Record<ErrorCode, number> = {
@@ -57,10 +58,15 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   tariff_not_valid_at: 409,
 };
 
-/** Every non-2xx /v1 answer: `{ error: { code, message, details } }`. */
-export type ErrorBody = {
-  error: { code: ErrorCode; message: string; details: Record<string, unknown> };
-};
+/** Every non-2xx /v1 answer: `{ error: { code, message, details } }` (the OpenAPI document's `Error`). */
+export const errorBodySchema = z.strictObject({
+  error: z.strictObject({
+    code: z.enum(ERROR_CODES),
+    message: z.string(),
+    details: z.record(z.string(), z.unknown()),
+  }),
+});
+export type ErrorBody = z.infer<typeof errorBodySchema>;
 
 export const errorBody = (error: DomainError): ErrorBody => ({
   error: { code: error.code, message: error.message, details: error.details },

@@ -7,8 +7,9 @@ import type { ApiVersion } from "../versions";
 import type { Deprecation } from "./versions";
 
 export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+export type Idempotency = "required" | "optional";
 
-type AnyObject = z.ZodType<Record<string, unknown>>;
+export type AnyObject = z.ZodType<Record<string, unknown>>;
 
 /**
  * Who may call a route: `public` (no credentials), `tenant` (an API key or a signed-in user's token,
@@ -23,8 +24,10 @@ type CallerFor<A extends AuthKind> = A extends "user"
     ? Caller | undefined
     : Caller;
 
+/** What a declared schema parses to; a part the route does not declare is `Absent`. */
+type Parsed<S, Absent> = [S] extends [undefined] ? Absent : z.output<NonNullable<S>>;
+
 export type HandlerContext<P, Q, B, A extends AuthKind> = {
-  req: Request;
   params: P;
   query: Q;
   body: B;
@@ -38,18 +41,32 @@ export type HandlerContext<P, Q, B, A extends AuthKind> = {
   caller: CallerFor<A>;
 };
 
-export type HandlerResult = { status?: number; body: unknown; headers?: Record<string, string> };
+/** `body` is what the route's `response` schema reads (its input side: what goes on the wire). */
+export type HandlerResult<Body = unknown> = {
+  status?: number;
+  body: Body;
+  headers?: Record<string, string>;
+};
 
+/**
+ * One /v1 route. The type parameters keep each route's own schemas, operationId, method and
+ * idempotency, so the console's procedures (server/trpc/) take and give exactly the route's types;
+ * `RouteDef` without arguments is any route, which is all the router and the OpenAPI document need.
+ */
 export type RouteDef<
-  P extends AnyObject = AnyObject,
-  Q extends AnyObject = AnyObject,
-  B extends z.ZodType = z.ZodType,
+  P extends AnyObject | undefined = AnyObject | undefined,
+  Q extends AnyObject | undefined = AnyObject | undefined,
+  B extends z.ZodType | undefined = z.ZodType | undefined,
   A extends AuthKind = AuthKind,
+  R extends z.ZodType = z.ZodType,
+  O extends string = string,
+  M extends Method = Method,
+  I extends Idempotency | undefined = Idempotency | undefined,
 > = {
-  method: Method;
+  method: M;
   /** OpenAPI-style template, e.g. `/v1/tenants/{tenant_id}/stations/{station_id}` */
   path: string;
-  operationId: string;
+  operationId: O;
   summary: string;
   description?: string;
   tag: string;
@@ -61,9 +78,9 @@ export type RouteDef<
   body?: B;
   /** what the OpenAPI document shows for the body, when the handler validates it itself */
   bodyDoc?: z.ZodType;
-  idempotency?: "required" | "optional";
+  idempotency?: I;
   status: number;
-  response: z.ZodType;
+  response: R;
   /** error codes this route can answer with, beyond the ones every route shares */
   errors?: ErrorCode[];
   deprecated?: Deprecation;
@@ -73,17 +90,27 @@ export type RouteDef<
    * state on a replay).
    */
   afterCommit?: (args: { body: unknown; replayed: boolean; rootDb: Db }) => Promise<unknown>;
-  handler: (
-    ctx: HandlerContext<z.infer<P>, z.infer<Q>, z.infer<B>, A>,
-  ) => Promise<HandlerResult> | HandlerResult;
+  // A method, not a function property: a route with its own types is still a `RouteDef`.
+  handler(
+    ctx: HandlerContext<
+      Parsed<P, Record<string, never>>,
+      Parsed<Q, Record<string, never>>,
+      Parsed<B, undefined>,
+      A
+    >,
+  ): Promise<HandlerResult<z.input<R>>> | HandlerResult<z.input<R>>;
 };
 
-/** Declares a route; the generic parameters carry the zod types into the handler. */
+/** Declares a route; the generic parameters carry the zod types into the handler and out to callers. */
 export function defineRoute<
-  P extends AnyObject,
-  Q extends AnyObject,
-  B extends z.ZodType,
+  R extends z.ZodType,
+  O extends string,
+  M extends Method,
   A extends AuthKind,
->(def: RouteDef<P, Q, B, A>): RouteDef {
+  P extends AnyObject | undefined = undefined,
+  Q extends AnyObject | undefined = undefined,
+  B extends z.ZodType | undefined = undefined,
+  I extends Idempotency | undefined = undefined,
+>(def: RouteDef<P, Q, B, A, R, O, M, I>): RouteDef<P, Q, B, A, R, O, M, I> {
   return def;
 }

@@ -2,21 +2,17 @@ import crypto from "node:crypto";
 import { db as getDb } from "../db";
 import { DomainError } from "../errors";
 import { countAttempt, rateLimited, type RateLimitState } from "../lib/rate-limit";
-import { log } from "../log";
-import { missingScopes } from "../keys/scopes";
-import { resolveTenantAccess } from "../access/tenant-access";
-import type { Caller, TenantPrincipal } from "../access/caller";
+import type { Caller } from "../access/caller";
 import { authenticate } from "./auth";
 import { readJsonBody } from "./body";
-import { readIdempotencyKey, withIdempotency } from "./idempotency";
+import { asDomainError, executeRoute } from "./execute";
 import { routeNotFound } from "./raw-path";
-import { ERROR_STATUS, errorBody, errorHeaders, locateFields } from "./errors";
+import { ERROR_STATUS, errorBody, errorHeaders } from "./errors";
 import type { Method, RouteDef } from "./route";
-import { parseOrThrow } from "./validation";
 import { LATEST_VERSION, type ApiVersion } from "../versions";
-import { deprecationHeaders, requestedVersion } from "./versions";
+import { requestedVersion } from "./versions";
 
-type CompiledRoute = { def: RouteDef; pattern: RegExp; names: string[] };
+export type CompiledRoute = { def: RouteDef; pattern: RegExp; names: string[] };
 
 const METHODS: Method[] = ["GET", "POST", "PUT", "PATCH", "DELETE"];
 
@@ -36,7 +32,8 @@ export function compileRoutes(routes: RouteDef[]): CompiledRoute[] {
   });
 }
 
-function match(routes: CompiledRoute[], pathname: string) {
+/** Every route whose path template matches, with its decoded path values. */
+export function match(routes: CompiledRoute[], pathname: string) {
   const found: { route: CompiledRoute; params: Record<string, string> }[] = [];
   for (const route of routes) {
     const m = route.pattern.exec(pathname);
@@ -80,19 +77,15 @@ function rateLimitHeaders(state: RateLimitState): Record<string, string> {
 }
 
 /**
- * The /v1 pipeline every route goes through, in order: route match (404/405), requested version
- * (400), credentials (401), rate limit (429), user-only routes (403), path tenant (404, the same
- * answer whether or not the tenant exists), scopes (403), params and query (422), Idempotency-Key (400), body (413,
- * 415, 400, 422), then the handler, inside the idempotency transaction where declared.
+ * The /v1 transport, in order: route match (404/405), requested version (400), credentials (401),
+ * rate limit (429); then the route's own steps (`executeRoute`: audience, path tenant, scopes,
+ * params, query, Idempotency-Key, body, handler), with the body read from the request only when
+ * those steps reach it. Every failure is answered in the one error shape.
  */
 export function createRouter(routes: RouteDef[]) {
   const compiled = compileRoutes(routes);
 
-  /**
-   * `as`: a caller already authenticated by the console's session (tRPC). Such calls skip the
-   * Authorization header and the per-minute limit, and go through every other step unchanged.
-   */
-  return async function handle(req: Request, as?: Caller): Promise<Response> {
+  return async function handle(req: Request): Promise<Response> {
     const requestId = `req_${crypto.randomBytes(8).toString("hex")}`;
     const headers: Record<string, string> = {
       "Request-Id": requestId,
@@ -100,12 +93,6 @@ export function createRouter(routes: RouteDef[]) {
     };
     const url = new URL(req.url);
     const method = req.method.toUpperCase();
-    // what the request carried, so a service's field errors can say where each field came from
-    const parts: { params: unknown; query: unknown; body: unknown } = {
-      params: {},
-      query: {},
-      body: undefined,
-    };
     try {
       const candidates = match(compiled, url.pathname);
       if (candidates.length === 0) {
@@ -133,139 +120,34 @@ export function createRouter(routes: RouteDef[]) {
       const asked = requestedVersion(req.headers.get("service-version"));
       if (asked) headers["Service-Version"] = asked;
 
-      const rootDb = getDb();
       let caller: Caller | undefined;
-      let principal: TenantPrincipal | undefined;
       if (def.auth !== "public") {
-        caller = as ?? (await authenticate(rootDb, req.headers.get("authorization")));
+        const rootDb = getDb();
+        caller = await authenticate(rootDb, req.headers.get("authorization"));
         const version: ApiVersion = asked ?? caller.apiVersion;
         headers["Service-Version"] = version;
-        if (!as) {
-          const limit = await countAttempt(rootDb, caller.actorId, caller.rateLimitPerMinute);
-          Object.assign(headers, rateLimitHeaders(limit));
-          if (limit.exceeded) throw rateLimited(limit);
-        }
-        if (def.auth === "user" && caller.kind !== "user") {
-          throw new DomainError(
-            "user_token_required",
-            "This route needs a signed-in user's access token, not an API key.",
-            {},
-          );
-        }
-        if (def.auth === "tenant") {
-          const pathTenant = hit.params.tenant_id ?? "";
-          // Same answer for a tenant that exists and one that does not.
-          if (!/^[1-9]\d{0,9}$/.test(pathTenant) || Number(pathTenant) > 2147483647) {
-            throw new DomainError("not_found", "No such tenant.", { resource: "tenant" });
-          }
-          principal = await resolveTenantAccess(rootDb, caller, Number(pathTenant));
-          const missing = missingScopes(principal.scopes, def.scopes ?? []);
-          if (missing.length) {
-            throw new DomainError(
-              "insufficient_scope",
-              `${caller.kind === "api_key" ? "This API key lacks" : "Your role does not grant"} the scope ${missing.join(", ")}.`,
-              { required_scopes: def.scopes ?? [], missing_scopes: missing },
-            );
-          }
-        }
-      }
-      const version = headers["Service-Version"] as ApiVersion;
-      if (def.deprecated) Object.assign(headers, deprecationHeaders(def.deprecated));
-
-      const params = def.params ? parseOrThrow(def.params, hit.params, "path") : {};
-      const query = def.query
-        ? parseOrThrow(def.query, Object.fromEntries(url.searchParams), "query")
-        : {};
-      const idempotencyKey = def.idempotency
-        ? readIdempotencyKey(req.headers.get("idempotency-key"), def.idempotency === "required")
-        : undefined;
-      Object.assign(parts, { params, query });
-      let body: unknown = undefined;
-      if (method !== "GET" && method !== "HEAD") {
-        const raw = await readJsonBody(req);
-        if (def.body) body = parseOrThrow(def.body, raw, "body");
-        else if (raw !== undefined) {
-          throw new DomainError("validation_failed", "This route takes no request body.", {
-            fields: [{ field: "body", message: "must be empty", location: "body" }],
-          });
-        }
+        const limit = await countAttempt(rootDb, caller.actorId, caller.rateLimitPerMinute);
+        Object.assign(headers, rateLimitHeaders(limit));
+        if (limit.exceeded) throw rateLimited(limit);
       }
 
-      parts.body = body;
-      const run = async (
-        db: typeof rootDb | Parameters<Parameters<typeof withIdempotency>[2]>[0],
-      ) => {
-        const result = await def.handler({
-          req,
-          params,
-          query,
-          body,
-          version,
-          db,
-          rootDb,
-          principal,
-          caller,
-        });
-        Object.assign(headers, result.headers ?? {});
-        return { status: result.status ?? def.status, body: result.body };
-      };
-
-      let status: number;
-      let responseBody: unknown;
-      if (idempotencyKey && caller) {
-        const stored = await withIdempotency(
-          rootDb,
-          { apiKeyId: caller.actorId, key: idempotencyKey, method, path: url.pathname, body },
-          (tx) => run(tx),
-        );
-        if (stored.replayed) headers["Idempotent-Replayed"] = "true";
-        status = stored.status;
-        responseBody = stored.body;
-      } else {
-        ({ status, body: responseBody } = await run(rootDb));
-      }
-      if (def.afterCommit && status < 300) {
-        responseBody = await def.afterCommit({
-          body: responseBody,
-          replayed: headers["Idempotent-Replayed"] === "true",
-          rootDb,
-        });
-      }
-      if (method === "HEAD") return new Response(null, { status, headers });
-      return json(status, responseBody, headers);
-    } catch (error) {
-      if (error instanceof DomainError) return errorResponse(locateFields(error, parts), headers);
-      if (isDatabaseUnavailable(error)) {
-        log.error("database unavailable", { requestId, error });
-        return errorResponse(
-          new DomainError(
-            "service_unavailable",
-            "The database is not answering; retry shortly.",
-            {},
-            { retryAfterSeconds: 5 },
-          ),
-          headers,
-        );
-      }
-      log.error("unhandled error", { requestId, method, path: url.pathname, error });
-      return errorResponse(
-        new DomainError("internal_error", "Something went wrong on our side.", {
-          request_id: requestId,
-        }),
+      const { status, body } = await executeRoute(def, {
+        caller,
+        version: headers["Service-Version"] as ApiVersion,
+        params: hit.params,
+        query: Object.fromEntries(url.searchParams),
+        idempotencyKey: req.headers.get("idempotency-key"),
+        readBody: () => readJsonBody(req),
+        method,
+        path: url.pathname,
         headers,
-      );
+        requestId,
+      });
+      if (method === "HEAD") return new Response(null, { status, headers });
+      return json(status, body, headers);
+    } catch (error) {
+      const domain = asDomainError(error, { requestId, method, path: url.pathname });
+      return errorResponse(domain, headers);
     }
   };
-}
-
-function isDatabaseUnavailable(error: unknown): boolean {
-  const text = String((error as { message?: string })?.message ?? error);
-  const code = (error as { code?: string })?.code;
-  return (
-    code === "ECONNREFUSED" ||
-    code === "P1001" ||
-    /ECONNREFUSED|Can't reach database|Connection terminated|connect ETIMEDOUT|the database system is (starting|shutting) up/i.test(
-      text,
-    )
-  );
 }

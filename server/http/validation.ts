@@ -60,6 +60,29 @@ export function nulCharacterIssues(value: unknown, location: FieldIssue["locatio
   return issues.slice(0, MAX_ISSUES);
 }
 
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** The text with each lone surrogate replaced by U+FFFD, as a URL would carry it. */
+export const wellFormed = (text: string) =>
+  text.replace(new RegExp(LONE_SURROGATE.source, "g"), "\uFFFD");
+
+/**
+ * Path and query values holding a lone surrogate, which no URL can carry. A /v1 request's decoded
+ * values never do; values handed over in-process (the console's) can.
+ */
+export function illFormedTextIssues(
+  values: Record<string, string>,
+  location: "path" | "query",
+): FieldIssue[] {
+  return Object.entries(values)
+    .filter(([, value]) => LONE_SURROGATE.test(value))
+    .map(([field]) => ({
+      field,
+      message: "is not well-formed text (a lone surrogate)",
+      location,
+    }));
+}
+
 /** Validates path, query or body: first the NUL rule, then the route's zod schema (422 either way). */
 export function parseOrThrow<S extends z.ZodType>(
   schema: S,

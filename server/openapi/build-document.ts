@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { ErrorCode } from "../errors";
-import { ERROR_STATUS } from "../http/errors";
+import { ERROR_STATUS, errorBodySchema } from "../http/errors";
 import { MAX_BODY_BYTES, MAX_JSON_DEPTH } from "../http/body";
 import { IDEMPOTENCY_TTL_HOURS } from "../http/idempotency";
 import type { RouteDef } from "../http/route";
@@ -64,6 +64,8 @@ export function routeErrors(route: RouteDef): ErrorCode[] {
   const codes = new Set<ErrorCode>(COMMON_ERRORS);
   if (route.auth !== "public") AUTH_ERRORS.forEach((c) => codes.add(c));
   if (route.auth === "user") codes.add("user_token_required");
+  // a workspace key (no project) on a project's route
+  if (route.auth === "tenant") codes.add("forbidden");
   if (route.query || route.params) codes.add("validation_failed");
   if (route.method !== "GET") BODY_ERRORS.forEach((c) => codes.add(c));
   if (route.idempotency) IDEMPOTENCY_ERRORS.forEach((c) => codes.add(c));
@@ -179,21 +181,7 @@ export function buildOpenApiDocument(routes: RouteDef[], serverUrl: string) {
         },
       },
       schemas: {
-        Error: {
-          type: "object",
-          required: ["error"],
-          properties: {
-            error: {
-              type: "object",
-              required: ["code", "message", "details"],
-              properties: {
-                code: { type: "string", enum: Object.keys(ERROR_STATUS) },
-                message: { type: "string" },
-                details: { type: "object" },
-              },
-            },
-          },
-        },
+        Error: toSchema(errorBodySchema, "output"),
       },
     },
   };

@@ -207,7 +207,7 @@ export async function deleteTariff({
   });
   return {
     ...presentTariff({ ...row, updatedAt: deleted.updatedAt }, current, version),
-    deleted: true,
+    deleted: true as const,
   };
 }
 

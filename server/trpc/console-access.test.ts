@@ -1,28 +1,18 @@
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { describe, expect, it } from "vitest";
-import { db } from "../db";
-import { userCaller } from "../access/caller";
 import { ROLE_SCOPES, TEAM_ROLES, type TeamRole } from "../teams/roles";
 import { call, idem } from "../testing/api";
 import { aLocationBody, aStation, aTenantWithKey } from "../testing/builders";
+import { callerOf, consoleAs } from "../testing/console";
 import { aMember, aUser, type TestUser } from "../testing/users";
 import { ConsoleApiError } from "./init";
 import type { ConsoleOperation } from "./operations";
-import { appRouter, type OperationInput } from "./router";
+import { appRouter } from "./router";
 
 /**
  * The console runs each /v1 operation as the signed-in person, so a person gets the same answer
  * from a console button as from /v1 with their own access token: these tests hold it to that.
  */
-
-async function callerOf(userId: number) {
-  const user = await db().user.findUniqueOrThrow({ where: { id: userId } });
-  return userCaller(user);
-}
-
-async function consoleAs(userId: number) {
-  return appRouter.createCaller({ caller: await callerOf(userId) });
-}
 
 /** A console call's outcome in /v1 terms: "ok", or the spec's error code. */
 async function outcome(promise: Promise<unknown>): Promise<string> {
@@ -44,103 +34,100 @@ async function refusal(promise: Promise<unknown>) {
   return error as ConsoleApiError;
 }
 
+type Console = Awaited<ReturnType<typeof consoleAs>>;
+
 type Probe = {
   scope: string;
   op: ConsoleOperation;
-  kind: "query" | "mutation";
   method: string;
   path: string;
-  input: Omit<OperationInput, "idempotencyKey">;
+  body?: unknown;
+  /** the same operation through the console, `key` its Idempotency-Key where it takes one */
+  viaConsole: (console: Console, key: string) => Promise<unknown>;
 };
 
 function probesFor(tenantId: number, stationId: number): Probe[] {
   const t = `/v1/tenants/${tenantId}`;
   const params = { tenant_id: tenantId };
   const station = { tenant_id: tenantId, station_id: stationId };
-  const webhook = { url: "https://hooks.example.com/console", events: ["webhook.test"] };
+  const location = aLocationBody();
+  const command = { action: "reset", mode: "soft" } as const;
+  const tariff = { rate_minor_per_kwh: 30 };
+  const webhook = { url: "https://hooks.example.com/console", events: ["webhook.test" as const] };
   return [
     {
       scope: "stations:read",
       op: "listStations",
-      kind: "query",
       method: "GET",
       path: `${t}/stations`,
-      input: { params },
+      viaConsole: (c) => c.v1.listStations({ params }),
     },
     {
       scope: "stations:read",
       op: "getStation",
-      kind: "query",
       method: "GET",
       path: `${t}/stations/${stationId}`,
-      input: { params: station },
+      viaConsole: (c) => c.v1.getStation({ params: station }),
     },
     {
       scope: "stations:write",
       op: "createLocation",
-      kind: "mutation",
       method: "POST",
       path: `${t}/locations`,
-      input: { params, body: aLocationBody() },
+      body: location,
+      viaConsole: (c, key) => c.v1.createLocation({ params, body: location, idempotencyKey: key }),
     },
     {
       scope: "stations:control",
       op: "sendCommand",
-      kind: "mutation",
       method: "POST",
       path: `${t}/stations/${stationId}/commands`,
-      input: { params: station, body: { action: "reset", mode: "soft" } },
+      body: command,
+      viaConsole: (c, key) =>
+        c.v1.sendCommand({ params: station, body: command, idempotencyKey: key }),
     },
     {
       scope: "billing:read",
       op: "listTariffs",
-      kind: "query",
       method: "GET",
       path: `${t}/tariffs`,
-      input: { params },
+      viaConsole: (c) => c.v1.listTariffs({ params }),
     },
     {
       scope: "billing:write",
       op: "createTariff",
-      kind: "mutation",
       method: "POST",
       path: `${t}/tariffs`,
-      input: { params, body: { rate_minor_per_kwh: 30 } },
+      body: tariff,
+      viaConsole: (c, key) => c.v1.createTariff({ params, body: tariff, idempotencyKey: key }),
     },
     {
       scope: "webhooks:read",
       op: "listWebhooks",
-      kind: "query",
       method: "GET",
       path: `${t}/webhooks`,
-      input: { params },
+      viaConsole: (c) => c.v1.listWebhooks({ params }),
     },
     {
       scope: "webhooks:write",
       op: "createWebhook",
-      kind: "mutation",
       method: "POST",
       path: `${t}/webhooks`,
-      input: { params, body: webhook },
+      body: webhook,
+      viaConsole: (c) => c.v1.createWebhook({ params, body: webhook }),
     },
   ];
 }
 
 async function viaConsole(person: TestUser, probe: Probe) {
-  const asPerson = await consoleAs(person.userId);
-  return outcome(
-    asPerson.v1[probe.op]({
-      ...probe.input,
-      idempotencyKey: probe.kind === "mutation" ? idem() : undefined,
-    }),
-  );
+  return outcome(probe.viaConsole(await consoleAs(person.userId), idem()));
 }
 
 async function viaApi(person: TestUser, probe: Probe) {
   const res = await call(probe.method, probe.path, {
     key: person.token,
-    body: probe.input.body,
-    idempotencyKey: probe.kind === "mutation" ? idem() : undefined,
+    body: probe.body,
+    idempotencyKey: probe.method === "GET" ? undefined : idem(),
   });
   return res.status < 300 ? "ok" : String((res.body as { error: { code: string } }).error.code);
 }
@@ -192,7 +179,7 @@ describe("the console's refusals", () => {
     const viewer = await consoleAs((await aMember(project.teamId, "viewer")).userId);
     const params = { tenant_id: project.tenantId };
 
-    const list = (await viewer.v1.listStations({ params })) as { data: { id: number }[] };
+    const list = await viewer.v1.listStations({ params });
     expect(list.data.map((s) => s.id)).toEqual([station.id]);
 
     const cases: [() => Promise<unknown>, string][] = [
@@ -218,7 +205,7 @@ describe("the console's refusals", () => {
         () =>
           viewer.v1.createWebhook({
             params,
-            body: { url: "https://hooks.example.com/viewer", events: ["webhook.test"] },
+            body: { url: "https://hooks.example.com/viewer", events: ["webhook.test" as const] },
           }),
         "webhooks:write",
       ],

@@ -1,6 +1,7 @@
 import { initTRPC, TRPCError } from "@trpc/server";
 import type { UserCaller } from "../access/caller";
-import { ERROR_STATUS, type ErrorBody } from "../http/errors";
+import type { DomainError } from "../errors";
+import { ERROR_STATUS, errorBody, type ErrorBody } from "../http/errors";
 
 export type Context = { caller: UserCaller | null };
 
@@ -12,6 +13,10 @@ export class ConsoleApiError extends TRPCError {
     this.body = body;
   }
 }
+
+/** A domain error as the console receives it: the API's status and `{ code, message, details }`. */
+export const consoleError = (error: DomainError) =>
+  new ConsoleApiError(ERROR_STATUS[error.code], errorBody(error).error);
 
 function trpcCode(status: number): TRPCError["code"] {
   if (status === 401) return "UNAUTHORIZED";

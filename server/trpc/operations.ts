@@ -1,57 +1,57 @@
+import { change, read } from "./route-procedure";
+
 /**
- * The /v1 operations the console uses. Each becomes a tRPC procedure of the same name that runs
- * the /v1 route itself (validation, tenant access, role scopes, idempotency, the service and its
- * presenter) as the signed-in person, so the console can do exactly what that person could do with
- * their access token, no more.
+ * The /v1 operations the console uses, each a tRPC procedure of the same name that runs the /v1
+ * route itself (tenant access, role scopes, parsing, idempotency, the service and its presenter)
+ * as the signed-in person, so the console can do exactly what that person could do with their
+ * access token, no more. Reads are queries, changes mutations; each takes and gives the route's
+ * own types.
  */
-export const CONSOLE_QUERIES = [
-  "getMe",
-  "listMyInvites",
-  "listProjects",
-  "listMembers",
-  "listInvites",
-  "listProjectApiKeys",
-  "getTenant",
-  "listLocations",
-  "listStations",
-  "getStation",
-  "listStationFaults",
-  "listOperations",
-  "getOperation",
-  "listTransactions",
-  "listEvents",
-  "listWebhooks",
-  "getWebhook",
-  "listWebhookDeliveries",
-  "listTariffs",
-  "getTariff",
-] as const;
+export const v1Procedures = {
+  getMe: read("getMe"),
+  listMyInvites: read("listMyInvites"),
+  listProjects: read("listProjects"),
+  listMembers: read("listMembers"),
+  listInvites: read("listInvites"),
+  listProjectApiKeys: read("listProjectApiKeys"),
+  getTenant: read("getTenant"),
+  listLocations: read("listLocations"),
+  listStations: read("listStations"),
+  getStation: read("getStation"),
+  listStationFaults: read("listStationFaults"),
+  listOperations: read("listOperations"),
+  getOperation: read("getOperation"),
+  listTransactions: read("listTransactions"),
+  listEvents: read("listEvents"),
+  listWebhooks: read("listWebhooks"),
+  getWebhook: read("getWebhook"),
+  listWebhookDeliveries: read("listWebhookDeliveries"),
+  listTariffs: read("listTariffs"),
+  getTariff: read("getTariff"),
 
-export const CONSOLE_MUTATIONS = [
-  "ensureWorkspace",
-  "createProject",
-  "updateTenant",
-  "acceptInvite",
-  "declineInvite",
-  "changeMemberRole",
-  "removeMember",
-  "createInvite",
-  "revokeInvite",
-  "createProjectApiKey",
-  "revokeProjectApiKey",
-  "createLocation",
-  "registerStation",
-  "deleteStation",
-  "sendCommand",
-  "setStationCredentials",
-  "createWebhook",
-  "disableWebhook",
-  "testWebhook",
-  "createTariff",
-  "updateTariff",
-  "deleteTariff",
-  "quoteTariff",
-] as const;
+  ensureWorkspace: change("ensureWorkspace"),
+  createProject: change("createProject"),
+  updateTenant: change("updateTenant"),
+  acceptInvite: change("acceptInvite"),
+  declineInvite: change("declineInvite"),
+  changeMemberRole: change("changeMemberRole"),
+  removeMember: change("removeMember"),
+  createInvite: change("createInvite"),
+  revokeInvite: change("revokeInvite"),
+  createProjectApiKey: change("createProjectApiKey"),
+  revokeProjectApiKey: change("revokeProjectApiKey"),
+  createLocation: change("createLocation"),
+  registerStation: change("registerStation"),
+  deleteStation: change("deleteStation"),
+  sendCommand: change("sendCommand"),
+  setStationCredentials: change("setStationCredentials"),
+  createWebhook: change("createWebhook"),
+  disableWebhook: change("disableWebhook"),
+  testWebhook: change("testWebhook"),
+  createTariff: change("createTariff"),
+  updateTariff: change("updateTariff"),
+  deleteTariff: change("deleteTariff"),
+  quoteTariff: change("quoteTariff"),
+};
 
-export type ConsoleOperation =
-  (typeof CONSOLE_QUERIES)[number] | (typeof CONSOLE_MUTATIONS)[number];
+export type ConsoleOperation = keyof typeof v1Procedures;

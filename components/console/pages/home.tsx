@@ -4,6 +4,7 @@ import { useRouter } from "next/navigation";
 import { useEffect, useState } from "react";
 import { useMe, type MeContext } from "../context";
 import { useV1Mutation } from "../hooks";
+import { useTRPC } from "../trpc";
 import { Button, Card, ErrorBox, Loading, PageHeader, TextField } from "../ui";
 import { InvitesList } from "./invites";
 
@@ -11,7 +12,7 @@ import { InvitesList } from "./invites";
 export function ConsoleHome() {
   const me = useMe();
   const router = useRouter();
-  const data = me.data as MeContext | undefined;
+  const data = me.data;
   const first = data?.teams.flatMap((t) => t.projects)[0];
   useEffect(() => {
     if (first) router.replace(`/console/t/${first.id}/stations`);
@@ -22,9 +23,10 @@ export function ConsoleHome() {
 }
 
 function Onboarding({ me }: { me: MeContext }) {
+  const trpc = useTRPC();
   const router = useRouter();
-  const workspace = useV1Mutation<{ id: number }>("ensureWorkspace");
-  const project = useV1Mutation<{ id: number }>("createProject");
+  const workspace = useV1Mutation(trpc.v1.ensureWorkspace);
+  const project = useV1Mutation(trpc.v1.createProject);
   const [team, setTeam] = useState(me.user.name ? `${me.user.name}'s team` : "My team");
   const [name, setName] = useState("My first project");
   const ownTeam = me.teams.find((t) => t.role === "owner" || t.role === "admin");

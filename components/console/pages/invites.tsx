@@ -1,22 +1,15 @@
 "use client";
 
-import { useV1, useV1Mutation } from "../hooks";
+import { useQuery } from "@tanstack/react-query";
+import { useV1Mutation } from "../hooks";
+import { useTRPC } from "../trpc";
 import { Button, Empty, ErrorBox, PageHeader, QueryState, Table, td, when } from "../ui";
 
-type Invite = {
-  id: string;
-  team_id: number;
-  team_name: string;
-  email: string;
-  role: string;
-  status: string;
-  expires_at: string;
-};
-
 export function InvitesList() {
-  const invites = useV1<{ data: Invite[] }>("listMyInvites", {});
-  const accept = useV1Mutation<Invite>("acceptInvite");
-  const decline = useV1Mutation<Invite>("declineInvite");
+  const trpc = useTRPC();
+  const invites = useQuery(trpc.v1.listMyInvites.queryOptions({}));
+  const accept = useV1Mutation(trpc.v1.acceptInvite);
+  const decline = useV1Mutation(trpc.v1.declineInvite);
   return (
     <>
       <QueryState

@@ -1,12 +1,12 @@
 "use client";
 
+import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
-import type { OperationResource } from "@/server/operations/operation-schema";
-import type { StationResource } from "@/server/stations/station-schema";
 import { useProject } from "../context";
-import { useV1, useV1Mutation } from "../hooks";
-import { newRequestKey } from "../trpc";
+import { useV1Mutation, type V1, type V1Input } from "../hooks";
+import { newRequestKey, useTRPC } from "../trpc";
+import { TransactionRows } from "./transactions";
 import {
   Badge,
   Button,
@@ -22,45 +22,43 @@ import {
   when,
 } from "../ui";
 
-type Transaction = {
-  id: number;
-  connector_id: number | null;
-  reference: string;
-  status: string;
-  started_at: string | null;
-  ended_at: string | null;
-  energy_kwh: string;
-  stop_reason: string | null;
-};
-type Page<T> = { data: T[] };
+type Station = V1["getStation"];
+type Operation = V1["getOperation"];
+type Transaction = V1["listTransactions"]["data"][number];
 
 const LIVE_MS = 2_000;
 
 /** One station, live: refreshed every 2 s without reloading the page. */
 export function StationPage({ tenantId, stationId }: { tenantId: number; stationId: number }) {
+  const trpc = useTRPC();
   const params = { tenant_id: tenantId, station_id: stationId };
-  const station = useV1<StationResource>("getStation", { params }, { refetchInterval: LIVE_MS });
-  const transactions = useV1<Page<Transaction>>(
-    "listTransactions",
-    {
-      params: { tenant_id: tenantId },
-      query: { station_id: stationId, order: "desc", limit: 10 },
-    },
-    { refetchInterval: LIVE_MS },
+  const station = useQuery(
+    trpc.v1.getStation.queryOptions({ params }, { refetchInterval: LIVE_MS }),
+  );
+  const transactions = useQuery(
+    trpc.v1.listTransactions.queryOptions(
+      {
+        params: { tenant_id: tenantId },
+        query: { station_id: stationId, order: "desc", limit: 10 },
+      },
+      { refetchInterval: LIVE_MS },
+    ),
   );
   // Every active session gets a Stop button, however many ended ones are newer.
-  const active = useV1<Page<Transaction>>(
-    "listTransactions",
-    {
-      params: { tenant_id: tenantId },
-      query: { station_id: stationId, status: "active", limit: 100 },
-    },
-    { refetchInterval: LIVE_MS },
+  const active = useQuery(
+    trpc.v1.listTransactions.queryOptions(
+      {
+        params: { tenant_id: tenantId },
+        query: { station_id: stationId, status: "active", limit: 100 },
+      },
+      { refetchInterval: LIVE_MS },
+    ),
   );
-  const operations = useV1<Page<OperationResource>>(
-    "listOperations",
-    { params: { tenant_id: tenantId }, query: { station_id: stationId, limit: 10 } },
-    { refetchInterval: LIVE_MS },
+  const operations = useQuery(
+    trpc.v1.listOperations.queryOptions(
+      { params: { tenant_id: tenantId }, query: { station_id: stationId, limit: 10 } },
+      { refetchInterval: LIVE_MS },
+    ),
   );
 
   return (
@@ -177,46 +175,29 @@ export function StationPage({ tenantId, stationId }: { tenantId: number; station
   );
 }
 
-export function TransactionRows({ rows }: { rows: Transaction[] }) {
-  return (
-    <Table head={["ID", "Status", "Started", "Ended", "Energy (kWh)", "Stop reason"]}>
-      {rows.map((t) => (
-        <tr key={t.id} data-testid="transaction-row">
-          <td className={td}>{t.id}</td>
-          <td className={td}>
-            <Badge value={t.status} />
-          </td>
-          <td className={td}>{when(t.started_at)}</td>
-          <td className={td}>{when(t.ended_at)}</td>
-          <td className={td}>{t.energy_kwh}</td>
-          <td className={td}>{t.stop_reason ?? ""}</td>
-        </tr>
-      ))}
-    </Table>
-  );
-}
-
 function Commands({
   tenantId,
   station,
   active,
 }: {
   tenantId: number;
-  station: StationResource;
+  station: Station;
   active: Transaction[];
 }) {
+  const trpc = useTRPC();
   const project = useProject(tenantId);
-  const send = useV1Mutation<OperationResource>("sendCommand");
+  const send = useV1Mutation(trpc.v1.sendCommand);
   const [opId, setOpId] = useState<string | null>(null);
-  const op = useV1<OperationResource>(
-    "getOperation",
-    { params: { tenant_id: tenantId, operation_id: opId ?? "" } },
-    { enabled: Boolean(opId), refetchInterval: LIVE_MS },
+  const op = useQuery(
+    trpc.v1.getOperation.queryOptions(
+      { params: { tenant_id: tenantId, operation_id: opId ?? "" } },
+      { enabled: Boolean(opId), refetchInterval: LIVE_MS },
+    ),
   );
   const [connector, setConnector] = useState(String(station.connectors[0]?.id ?? ""));
   const [token, setToken] = useState("CONSOLE-TOKEN");
   const denied = project.denied("stations:control");
-  const command = (body: Record<string, unknown>) =>
+  const command = (body: V1Input["sendCommand"]["body"]) =>
     void send
       .run({
         params: { tenant_id: tenantId, station_id: station.id },
@@ -322,24 +303,22 @@ function Commands({
  * An operation's result in words (what the charger answered, or the error's code and message),
  * with the raw result one click away. Charger-supplied values are rendered as text only.
  */
-function Outcome({ operation, testId }: { operation: OperationResource; testId?: string }) {
-  const result = operation.result as {
-    charger_status?: unknown;
-    applied?: unknown;
-    error?: { code?: unknown; message?: unknown };
-  } | null;
+function Outcome({ operation, testId }: { operation: Operation; testId?: string }) {
+  const result = operation.result;
   if (!result) {
     return operation.status === "dispatching" ? (
       <span className="text-slate-500">waiting for the charger…</span>
     ) : null;
   }
-  const words = result.error
-    ? `${String(result.error.code)}: ${String(result.error.message)}`
-    : typeof result.charger_status === "string"
-      ? `Charger answered ${result.charger_status}`
-      : typeof result.applied === "string"
-        ? `Password ${result.applied === "pushed" ? "pushed to the charger" : "stored for the next connection"}`
-        : "Done";
+  const error = result.error;
+  const words =
+    typeof error === "object" && error !== null && "code" in error && "message" in error
+      ? `${String(error.code)}: ${String(error.message)}`
+      : typeof result.charger_status === "string"
+        ? `Charger answered ${result.charger_status}`
+        : typeof result.applied === "string"
+          ? `Password ${result.applied === "pushed" ? "pushed to the charger" : "stored for the next connection"}`
+          : "Done";
   return (
     <details className="inline-block max-w-full align-top">
       <summary className="cursor-pointer" data-testid={testId}>
@@ -350,9 +329,10 @@ function Outcome({ operation, testId }: { operation: OperationResource; testId?:
   );
 }
 
-function Credentials({ tenantId, station }: { tenantId: number; station: StationResource }) {
+function Credentials({ tenantId, station }: { tenantId: number; station: Station }) {
+  const trpc = useTRPC();
   const project = useProject(tenantId);
-  const set = useV1Mutation<OperationResource>("setStationCredentials");
+  const set = useV1Mutation(trpc.v1.setStationCredentials);
   const [password, setPassword] = useState("");
   return (
     <Card title="Credentials">
@@ -410,9 +390,10 @@ function Credentials({ tenantId, station }: { tenantId: number; station: Station
   );
 }
 
-function DeleteStation({ tenantId, station }: { tenantId: number; station: StationResource }) {
+function DeleteStation({ tenantId, station }: { tenantId: number; station: Station }) {
+  const trpc = useTRPC();
   const project = useProject(tenantId);
-  const remove = useV1Mutation<{ id: number; deleted: boolean }>("deleteStation");
+  const remove = useV1Mutation(trpc.v1.deleteStation);
   const [confirm, setConfirm] = useState("");
   return (
     <Card title="Delete station">

@@ -1,11 +1,11 @@
 "use client";
 
+import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
-import type { StationResource } from "@/server/stations/station-schema";
 import { useProject } from "../context";
-import { useV1, useV1Mutation } from "../hooks";
-import { newRequestKey } from "../trpc";
+import { useV1Mutation } from "../hooks";
+import { newRequestKey, useTRPC } from "../trpc";
 import {
   Badge,
   Button,
@@ -21,19 +21,18 @@ import {
   when,
 } from "../ui";
 
-type Page<T> = { data: T[]; next_cursor: number | null; has_more: boolean };
-type Location = { id: number; name: string };
-
 export function StationsPage({ tenantId }: { tenantId: number }) {
+  const trpc = useTRPC();
   const project = useProject(tenantId);
   const [search, setSearch] = useState("");
   const [name, setName] = useState<string | undefined>(undefined);
   const [cursors, setCursors] = useState<number[]>([0]);
   const after = cursors[cursors.length - 1] ?? 0;
-  const stations = useV1<Page<StationResource>>(
-    "listStations",
-    { params: { tenant_id: tenantId }, query: { after, limit: 20, name } },
-    { refetchInterval: 5_000 },
+  const stations = useQuery(
+    trpc.v1.listStations.queryOptions(
+      { params: { tenant_id: tenantId }, query: { after, limit: 20, name } },
+      { refetchInterval: 5_000 },
+    ),
   );
   const [showForm, setShowForm] = useState(false);
 
@@ -135,11 +134,14 @@ export function StationsPage({ tenantId }: { tenantId: number }) {
 }
 
 function RegisterStation({ tenantId, onDone }: { tenantId: number; onDone: () => void }) {
-  const locations = useV1<Page<Location>>("listLocations", {
-    params: { tenant_id: tenantId },
-    query: { limit: 100 },
-  });
-  const register = useV1Mutation<StationResource>("registerStation");
+  const trpc = useTRPC();
+  const locations = useQuery(
+    trpc.v1.listLocations.queryOptions({
+      params: { tenant_id: tenantId },
+      query: { limit: 100 },
+    }),
+  );
+  const register = useV1Mutation(trpc.v1.registerStation);
   const [key] = useState(newRequestKey);
   const [form, setForm] = useState({ name: "", location_id: "", connector_count: "2" });
   const created = register.data;

@@ -1,6 +1,7 @@
 "use client";
 
-import { Button, inputStyles } from "../ui";
+import type { V1 } from "../hooks";
+import { Button, inputStyles, isRecord } from "../ui";
 
 export type ComponentDraft = { type: string; price: string; vat: string; step_size: string };
 export type ElementDraft = { components: ComponentDraft[]; restrictions: Record<string, string> };
@@ -79,33 +80,24 @@ export function draftToBody(d: ComplexDraft): Record<string, unknown> {
   };
 }
 
-/** A draft of a stored complex tariff. */
-export function tariffToDraft(t: {
-  name: string;
-  time_zone?: string | null;
-  elements?: unknown[];
-  min_price?: { excl_vat: number } | null;
-  max_price?: { excl_vat: number } | null;
-}): ComplexDraft {
-  type StoredElement = {
-    price_components: { type: string; price: number; vat?: number; step_size?: number }[];
-    restrictions?: Record<string, unknown>;
-  };
-  const elements = ((t.elements ?? []) as StoredElement[]).map((e) => ({
-    components: e.price_components.map((c) => ({
-      type: c.type,
-      price: String(c.price),
-      vat: c.vat === undefined ? "" : String(c.vat),
-      step_size: c.step_size === undefined ? "" : String(c.step_size),
-    })),
+/** A draft of a stored complex tariff (its elements are read as the API stores them, OCPI's). */
+export function tariffToDraft(
+  t: Pick<V1["getTariff"], "name" | "time_zone" | "elements" | "min_price" | "max_price">,
+): ComplexDraft {
+  const text = (v: unknown) => (typeof v === "number" || typeof v === "string" ? String(v) : "");
+  const elements = (t.elements ?? []).filter(isRecord).map((e) => ({
+    components: (Array.isArray(e.price_components) ? e.price_components : [])
+      .filter(isRecord)
+      .map((c) => ({
+        type: text(c.type),
+        price: text(c.price),
+        vat: text(c.vat),
+        step_size: text(c.step_size),
+      })),
     restrictions: Object.fromEntries(
-      Object.entries(e.restrictions ?? {}).map(([k, v]) => [
+      Object.entries(isRecord(e.restrictions) ? e.restrictions : {}).map(([k, v]) => [
         k,
-        Array.isArray(v)
-          ? v.join(",")
-          : typeof v === "number" || typeof v === "string"
-            ? String(v)
-            : "",
+        Array.isArray(v) ? v.map(text).join(",") : text(v),
       ]),
     ),
   }));

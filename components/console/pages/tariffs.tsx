@@ -1,9 +1,10 @@
 "use client";
 
+import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
-import type { TariffResource } from "@/server/tariffs/tariff-schema";
 import { useProject } from "../context";
-import { useV1, useV1Mutation } from "../hooks";
+import { useV1Mutation, type V1, type V1Input } from "../hooks";
+import { useTRPC } from "../trpc";
 import { draftToBody, ElementsEditor, tariffToDraft, type ComplexDraft } from "./tariff-elements";
 import {
   Button,
@@ -18,18 +19,10 @@ import {
   TextField,
   when,
   inputStyles,
+  isRecord,
 } from "../ui";
 
-type Page<T> = { data: T[] };
-type Dimension = { volume: number; excl_vat_minor: number; incl_vat_minor: number };
-type Quote = {
-  total: { excl_vat_minor: number; incl_vat_minor: number };
-  dimensions: Record<string, Dimension>;
-  price_bound: { applied: string | null; excl_vat_minor: number; incl_vat_minor: number };
-  pricing_summary: string;
-  price_summary: string;
-  warnings: { code: string; message: string }[];
-};
+type Tariff = V1["getTariff"];
 
 const money = (minor: number) => `$${(minor / 100).toFixed(2)}`;
 
@@ -81,13 +74,16 @@ const EXAMPLE_COMPLEX = {
 };
 
 export function TariffsPage({ tenantId }: { tenantId: number }) {
+  const trpc = useTRPC();
   const project = useProject(tenantId);
-  const tariffs = useV1<Page<TariffResource>>("listTariffs", {
-    params: { tenant_id: tenantId },
-    query: { limit: 100 },
-  });
-  const [editing, setEditing] = useState<TariffResource | "new" | null>(null);
-  const [quoting, setQuoting] = useState<TariffResource | null>(null);
+  const tariffs = useQuery(
+    trpc.v1.listTariffs.queryOptions({
+      params: { tenant_id: tenantId },
+      query: { limit: 100 },
+    }),
+  );
+  const [editing, setEditing] = useState<Tariff | "new" | null>(null);
+  const [quoting, setQuoting] = useState<Tariff | null>(null);
   const denied = project.denied("billing:write");
   return (
     <>
@@ -150,12 +146,13 @@ function TariffEditor({
   onClose,
 }: {
   tenantId: number;
-  tariff: TariffResource | null;
+  tariff: Tariff | null;
   onClose: () => void;
 }) {
-  const create = useV1Mutation<TariffResource>("createTariff");
-  const update = useV1Mutation<TariffResource>("updateTariff");
-  const remove = useV1Mutation<unknown>("deleteTariff");
+  const trpc = useTRPC();
+  const create = useV1Mutation(trpc.v1.createTariff);
+  const update = useV1Mutation(trpc.v1.updateTariff);
+  const remove = useV1Mutation(trpc.v1.deleteTariff);
   const [mode, setMode] = useState<"simple" | "complex" | "json">(
     tariff?.is_complex ? "complex" : "simple",
   );
@@ -178,15 +175,20 @@ function TariffEditor({
   const errors = new Map(fieldErrors(error).map((f) => [f.field, f.message]));
 
   const submit = () => {
-    let body: unknown;
+    let body: V1Input["createTariff"]["body"];
     if (mode === "simple") body = { name: name || undefined, rate_minor_per_kwh: Number(rate) };
     else if (mode === "complex") body = draftToBody(draft);
     else {
       try {
-        body = JSON.parse(json) as unknown;
+        const parsed: unknown = JSON.parse(json);
+        if (!isRecord(parsed)) {
+          setParseError("Write one JSON object: { … }.");
+          return;
+        }
+        body = parsed;
         setParseError(null);
       } catch (e) {
-        setParseError(`Not valid JSON: ${(e as Error).message}`);
+        setParseError(`Not valid JSON: ${e instanceof Error ? e.message : String(e)}`);
         return;
       }
     }
@@ -287,8 +289,9 @@ function TariffEditor({
   );
 }
 
-function QuotePanel({ tenantId, tariff }: { tenantId: number; tariff: TariffResource }) {
-  const quote = useV1Mutation<Quote>("quoteTariff");
+function QuotePanel({ tenantId, tariff }: { tenantId: number; tariff: Tariff }) {
+  const trpc = useTRPC();
+  const quote = useV1Mutation(trpc.v1.quoteTariff);
   const [kwh, setKwh] = useState("20");
   const [minutes, setMinutes] = useState("60");
   const [reserved, setReserved] = useState("");

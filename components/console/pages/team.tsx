@@ -1,9 +1,12 @@
 "use client";
 
+import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
-import { useMe, type MeContext } from "../context";
-import { useV1, useV1Mutation } from "../hooks";
+import { TEAM_ROLES, type TeamRole } from "@/server/teams/roles";
+import { useMe } from "../context";
+import { useV1Mutation } from "../hooks";
+import { useTRPC } from "../trpc";
 import {
   Badge,
   Button,
@@ -13,17 +16,16 @@ import {
   PageHeader,
   QueryState,
   SelectField,
+  oneOf,
   Table,
   td,
   TextField,
   when,
 } from "../ui";
 
-const ROLES = ["owner", "admin", "developer", "operator", "viewer", "billing"];
-
 function useTeam(teamId: number) {
   const me = useMe();
-  const data = me.data as MeContext | undefined;
+  const data = me.data;
   const team = data?.teams.find((t) => t.id === teamId);
   const manages =
     team?.role === "owner" ||
@@ -39,12 +41,11 @@ function useTeam(teamId: number) {
   };
 }
 
-type Project = { id: number; name: string; created_at: string };
-
 export function ProjectsPage({ teamId }: { teamId: number }) {
+  const trpc = useTRPC();
   const { team, reason } = useTeam(teamId);
-  const projects = useV1<{ data: Project[] }>("listProjects", { params: { team_id: teamId } });
-  const create = useV1Mutation<Project>("createProject");
+  const projects = useQuery(trpc.v1.listProjects.queryOptions({ params: { team_id: teamId } }));
+  const create = useV1Mutation(trpc.v1.createProject);
   const [name, setName] = useState("");
   return (
     <>
@@ -113,29 +114,22 @@ export function ProjectsPage({ teamId }: { teamId: number }) {
   );
 }
 
-type Member = {
-  user_id: number;
-  email: string;
-  name: string | null;
-  role: string;
-  joined_at: string;
-};
-type Invite = { id: string; email: string; role: string; status: string; expires_at: string };
-
 export function MembersPage({ teamId }: { teamId: number }) {
+  const trpc = useTRPC();
   const { me, team, manages, reason } = useTeam(teamId);
-  const members = useV1<{ data: Member[] }>("listMembers", { params: { team_id: teamId } });
-  const invites = useV1<{ data: Invite[] }>(
-    "listInvites",
-    { params: { team_id: teamId }, query: { status: "pending" } },
-    { enabled: manages },
+  const members = useQuery(trpc.v1.listMembers.queryOptions({ params: { team_id: teamId } }));
+  const invites = useQuery(
+    trpc.v1.listInvites.queryOptions(
+      { params: { team_id: teamId }, query: { status: "pending" } },
+      { enabled: manages },
+    ),
   );
-  const changeRole = useV1Mutation<Member>("changeMemberRole");
-  const remove = useV1Mutation<Member>("removeMember");
-  const invite = useV1Mutation<Invite>("createInvite");
-  const revoke = useV1Mutation<Invite>("revokeInvite");
+  const changeRole = useV1Mutation(trpc.v1.changeMemberRole);
+  const remove = useV1Mutation(trpc.v1.removeMember);
+  const invite = useV1Mutation(trpc.v1.createInvite);
+  const revoke = useV1Mutation(trpc.v1.revokeInvite);
   const [email, setEmail] = useState("");
-  const [role, setRole] = useState("developer");
+  const [role, setRole] = useState<TeamRole>("developer");
 
   return (
     <>
@@ -164,12 +158,12 @@ export function MembersPage({ teamId }: { teamId: number }) {
                         void changeRole
                           .run({
                             params: { team_id: teamId, user_id: m.user_id },
-                            body: { role: e.target.value },
+                            body: { role: oneOf(TEAM_ROLES, e.target.value, m.role) },
                           })
                           .catch(() => undefined)
                       }
                     >
-                      {ROLES.map((r) => (
+                      {TEAM_ROLES.map((r) => (
                         <option key={r}>{r}</option>
                       ))}
                     </select>
@@ -217,8 +211,12 @@ export function MembersPage({ teamId }: { teamId: number }) {
               required
             />
           </div>
-          <SelectField label="Role" value={role} onChange={(e) => setRole(e.target.value)}>
-            {ROLES.map((r) => (
+          <SelectField
+            label="Role"
+            value={role}
+            onChange={(e) => setRole(oneOf(TEAM_ROLES, e.target.value, "developer"))}
+          >
+            {TEAM_ROLES.map((r) => (
               <option key={r}>{r}</option>
             ))}
           </SelectField>

@@ -1,10 +1,11 @@
 "use client";
 
+import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
-import { EVENT_TYPES } from "@/server/webhooks/webhook-schema";
+import { eventTypeSchema, type EventType } from "@/server/webhooks/webhook-schema";
 import { useProject } from "../context";
-import { useV1, useV1Mutation } from "../hooks";
-import { newRequestKey } from "../trpc";
+import { useV1Mutation, type V1 } from "../hooks";
+import { useTRPC } from "../trpc";
 import {
   Badge,
   Button,
@@ -20,38 +21,13 @@ import {
   when,
 } from "../ui";
 
-type Webhook = {
-  id: string;
-  url: string;
-  events: string[];
-  description: string;
-  status: string;
-  created_at: string;
-  secret: string | null;
-};
-type Delivery = {
-  id: string;
-  event_type: string;
-  status: string;
-  attempts: number;
-  next_retry_at: string | null;
-  last_http_status: number | null;
-  last_error: string | null;
-  created_at: string;
-  attempt_log: {
-    number: number;
-    started_at: string;
-    http_status: number | null;
-    error: string | null;
-  }[];
-};
-
 export function WebhooksPage({ tenantId }: { tenantId: number }) {
+  const trpc = useTRPC();
   const project = useProject(tenantId);
-  const webhooks = useV1<{ data: Webhook[] }>("listWebhooks", { params: { tenant_id: tenantId } });
-  const create = useV1Mutation<Webhook>("createWebhook");
+  const webhooks = useQuery(trpc.v1.listWebhooks.queryOptions({ params: { tenant_id: tenantId } }));
+  const create = useV1Mutation(trpc.v1.createWebhook);
   const [url, setUrl] = useState("");
-  const [events, setEvents] = useState<string[]>(["webhook.test", "connector.status_changed"]);
+  const [events, setEvents] = useState<EventType[]>(["webhook.test", "connector.status_changed"]);
   const [open, setOpen] = useState<string | null>(null);
   const denied = project.denied("webhooks:write");
 
@@ -68,7 +44,6 @@ export function WebhooksPage({ tenantId }: { tenantId: number }) {
             void create
               .run({
                 params: { tenant_id: tenantId },
-                idempotencyKey: newRequestKey(),
                 body: { url, events },
               })
               .then(
@@ -88,7 +63,7 @@ export function WebhooksPage({ tenantId }: { tenantId: number }) {
           <fieldset className="mt-3">
             <legend className="text-sm font-medium">Events</legend>
             <div className="mt-1 grid gap-1 sm:grid-cols-3">
-              {Object.keys(EVENT_TYPES).map((t) => (
+              {eventTypeSchema.options.map((t) => (
                 <label key={t} className="flex items-center gap-2 text-sm">
                   <input
                     type="checkbox"
@@ -159,13 +134,14 @@ function WebhookActions({
   shown,
 }: {
   tenantId: number;
-  webhook: Webhook;
+  webhook: V1["getWebhook"];
   denied: string | null;
   onShow: () => void;
   shown: boolean;
 }) {
-  const test = useV1Mutation<unknown>("testWebhook");
-  const disable = useV1Mutation<Webhook>("disableWebhook");
+  const trpc = useTRPC();
+  const test = useV1Mutation(trpc.v1.testWebhook);
+  const disable = useV1Mutation(trpc.v1.disableWebhook);
   const params = { tenant_id: tenantId, webhook_id: webhook.id };
   return (
     <div className="mt-3 flex flex-wrap gap-2">
@@ -177,7 +153,7 @@ function WebhookActions({
           denied ?? (webhook.status !== "active" ? "The endpoint is disabled." : null)
         }
         onClick={() =>
-          void test.run({ params, idempotencyKey: newRequestKey() }).then(
+          void test.run({ params }).then(
             () => (shown ? undefined : onShow()),
             () => undefined,
           )
@@ -199,10 +175,12 @@ function WebhookActions({
 }
 
 function Deliveries({ tenantId, webhookId }: { tenantId: number; webhookId: string }) {
-  const deliveries = useV1<{ data: Delivery[] }>(
-    "listWebhookDeliveries",
-    { params: { tenant_id: tenantId, webhook_id: webhookId } },
-    { refetchInterval: 2_000 },
+  const trpc = useTRPC();
+  const deliveries = useQuery(
+    trpc.v1.listWebhookDeliveries.queryOptions(
+      { params: { tenant_id: tenantId, webhook_id: webhookId } },
+      { refetchInterval: 2_000 },
+    ),
   );
   return (
     <div className="mt-4">

@@ -64,7 +64,7 @@ export const eventRoutes = [
       next_cursor: z.number().int(),
       has_more: z.boolean(),
     }),
-    errors: ["no_grant"],
+    errors: ["no_grant", "forbidden"],
     handler: async ({ caller, query, db }) => ({
       body: await listWorkspaceEvents(db, {
         teamId: await workspaceOf(db, caller),

@@ -20,11 +20,11 @@ import { webhookRoutes } from "./webhooks";
 /** Every /v1 route. The router, the OpenAPI document and /v1/capabilities all read this table. */
 export const allRoutes: RouteDef[] = [];
 
-let openApiCache: unknown;
+let openApiCache: ReturnType<typeof buildOpenApiDocument> | undefined;
 const openApi = () => (openApiCache ??= buildOpenApiDocument(allRoutes, env().publicBaseUrl));
 
-allRoutes.push(
-  ...metaRoutes(() => allRoutes, openApi),
+/** The resource routes, each with its own types (the console's procedures are built from them). */
+export const resourceRoutes = [
   ...locationRoutes,
   ...stationRoutes,
   ...operationRoutes,
@@ -38,6 +38,9 @@ allRoutes.push(
   ...memberRoutes,
   ...inviteRoutes,
   ...apiKeyRoutes,
-);
+];
+export type ResourceRoute = (typeof resourceRoutes)[number];
+
+allRoutes.push(...metaRoutes(() => allRoutes, openApi), ...resourceRoutes);
 
 export const handleV1 = createRouter(allRoutes);

@@ -18,7 +18,10 @@ const versionsBody = () => ({
 });
 
 /** Routes that describe the service. `allRoutes` is passed lazily to avoid an import cycle. */
-export function metaRoutes(allRoutes: () => RouteDef[], openApi: () => unknown): RouteDef[] {
+export function metaRoutes(
+  allRoutes: () => RouteDef[],
+  openApi: () => Record<string, unknown>,
+): RouteDef[] {
   return [
     defineRoute({
       method: "GET",
@@ -88,8 +91,8 @@ export function metaRoutes(allRoutes: () => RouteDef[], openApi: () => unknown):
         const latency = Math.round((performance.now() - started) * 100) / 100;
         return {
           body: {
-            status: "ok",
-            database: { ok: true, latency_ms: latency },
+            status: "ok" as const,
+            database: { ok: true as const, latency_ms: latency },
             time: new Date().toISOString(),
           },
         };

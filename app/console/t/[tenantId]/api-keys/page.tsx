@@ -1,5 +1,5 @@
 import { notFound } from "next/navigation";
-import { ApiKeysPage } from "@/components/console/pages/project";
+import { ApiKeysPage } from "@/components/console/pages/api-keys";
 
 export const metadata = { title: "API keys · Charge Cloud" };
 

@@ -1,5 +1,5 @@
 import { notFound } from "next/navigation";
-import { EventsPage } from "@/components/console/pages/project";
+import { EventsPage } from "@/components/console/pages/events";
 
 export const metadata = { title: "Events · Charge Cloud" };
 

@@ -1,5 +1,5 @@
 import { notFound } from "next/navigation";
-import { LocationsPage } from "@/components/console/pages/project";
+import { LocationsPage } from "@/components/console/pages/locations";
 
 export const metadata = { title: "Locations · Charge Cloud" };
 

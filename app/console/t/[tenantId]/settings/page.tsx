@@ -1,5 +1,5 @@
 import { notFound } from "next/navigation";
-import { SettingsPage } from "@/components/console/pages/project";
+import { SettingsPage } from "@/components/console/pages/settings";
 
 export const metadata = { title: "Settings · Charge Cloud" };
 

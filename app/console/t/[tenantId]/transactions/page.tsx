@@ -1,5 +1,5 @@
 import { notFound } from "next/navigation";
-import { TransactionsPage } from "@/components/console/pages/project";
+import { TransactionsPage } from "@/components/console/pages/transactions";
 
 export const metadata = { title: "Transactions · Charge Cloud" };
 

@@ -1,0 +1,187 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
+import { useState } from "react";
+import { PROJECT_SCOPES, type Scope } from "@/server/keys/scopes";
+import { API_VERSIONS, type ApiVersion } from "@/server/versions";
+import { useProject } from "../context";
+import { useV1Mutation } from "../hooks";
+import { useTRPC } from "../trpc";
+import {
+  Badge,
+  Button,
+  Card,
+  Empty,
+  ErrorBox,
+  PageHeader,
+  QueryState,
+  SecretOnce,
+  SelectField,
+  oneOf,
+  Table,
+  td,
+  TextField,
+  when,
+} from "../ui";
+
+export function ApiKeysPage({ tenantId }: { tenantId: number }) {
+  const trpc = useTRPC();
+  const project = useProject(tenantId);
+  const manages = project.may.manage_project_keys;
+  const keys = useQuery(
+    trpc.v1.listProjectApiKeys.queryOptions(
+      { params: { tenant_id: tenantId } },
+      { enabled: manages },
+    ),
+  );
+  const create = useV1Mutation(trpc.v1.createProjectApiKey);
+  const revoke = useV1Mutation(trpc.v1.revokeProjectApiKey);
+  const [name, setName] = useState("");
+  const [scopes, setScopes] = useState<Scope[]>(["stations:read"]);
+  const [version, setVersion] = useState<ApiVersion | "">("");
+  const [confirming, setConfirming] = useState<string | null>(null);
+  if (!project.loading && !manages) {
+    return (
+      <>
+        <PageHeader title="API keys" />
+        <Empty title="Only owners, admins and developers manage API keys">
+          Your role: {project.who}.
+        </Empty>
+      </>
+    );
+  }
+  return (
+    <>
+      <PageHeader
+        title="API keys"
+        description="Keys for your backend. Each acts for the person who made it, within their role."
+      />
+      <Card title="New key">
+        <form
+          onSubmit={(e) => {
+            e.preventDefault();
+            void create
+              .run({
+                params: { tenant_id: tenantId },
+                body: {
+                  name: name || undefined,
+                  scopes,
+                  ...(version ? { api_version: version } : {}),
+                },
+              })
+              .then(
+                () => setName(""),
+                () => undefined,
+              );
+          }}
+        >
+          <TextField
+            label="Name"
+            value={name}
+            onChange={(e) => setName(e.target.value)}
+            maxLength={100}
+          />
+          <fieldset className="mt-3">
+            <legend className="text-sm font-medium">Scopes</legend>
+            <div className="mt-1 grid gap-1 sm:grid-cols-3">
+              {PROJECT_SCOPES.map((s) => (
+                <label key={s} className="flex items-center gap-2 text-sm">
+                  <input
+                    type="checkbox"
+                    checked={scopes.includes(s)}
+                    disabled={!project.can(s)}
+                    onChange={(e) =>
+                      setScopes(e.target.checked ? [...scopes, s] : scopes.filter((x) => x !== s))
+                    }
+                  />
+                  <span className={project.can(s) ? "" : "text-slate-400"}>{s}</span>
+                </label>
+              ))}
+            </div>
+          </fieldset>
+          <div className="mt-3 max-w-xs">
+            <SelectField
+              label="API version"
+              value={version}
+              onChange={(e) => setVersion(oneOf(["", ...API_VERSIONS], e.target.value, ""))}
+            >
+              <option value="">Latest ({API_VERSIONS[0]}), moving with new releases</option>
+              {API_VERSIONS.map((v) => (
+                <option key={v} value={v}>
+                  Pinned to {v}
+                </option>
+              ))}
+            </SelectField>
+          </div>
+          <Button
+            type="submit"
+            variant="primary"
+            className="mt-3"
+            disabled={create.isPending || scopes.length === 0}
+          >
+            Create key
+          </Button>
+        </form>
+        {create.error ? <ErrorBox error={create.error} /> : null}
+        {create.data?.secret ? (
+          <div className="mt-3">
+            <SecretOnce
+              label={`Secret of ${create.data.name ?? create.data.id}`}
+              secret={create.data.secret}
+            />
+          </div>
+        ) : null}
+      </Card>
+      <QueryState
+        query={keys}
+        isEmpty={(d) => d.data.length === 0}
+        empty={<Empty title="No keys yet" />}
+      >
+        {(d) => (
+          <Table head={["Key", "Scopes", "Owner", "Version", "Created", ""]}>
+            {d.data.map((k) => (
+              <tr key={k.id} data-testid="api-key-row">
+                <td className={td}>
+                  {k.name ?? "(unnamed)"}
+                  <code className="block text-xs text-slate-500">{k.prefix}…</code>
+                </td>
+                <td className={`${td} text-xs`}>{k.scopes.join(", ")}</td>
+                <td className={td}>{k.owner?.email ?? "—"}</td>
+                <td className={td}>{k.api_version}</td>
+                <td className={td}>{when(k.created_at)}</td>
+                <td className={td}>
+                  {k.revoked_at ? (
+                    <Badge value="revoked" />
+                  ) : confirming === k.id ? (
+                    <span className="flex flex-wrap gap-2">
+                      <Button
+                        variant="danger"
+                        onClick={() =>
+                          void revoke.run({ params: { tenant_id: tenantId, key_id: k.id } }).then(
+                            () => setConfirming(null),
+                            () => undefined,
+                          )
+                        }
+                      >
+                        Revoke now
+                      </Button>
+                      <Button onClick={() => setConfirming(null)}>Keep it</Button>
+                    </span>
+                  ) : (
+                    <Button
+                      onClick={() => setConfirming(k.id)}
+                      aria-label={`Revoke ${k.name ?? k.prefix}`}
+                    >
+                      Revoke…
+                    </Button>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </Table>
+        )}
+      </QueryState>
+      {revoke.error ? <ErrorBox error={revoke.error} /> : null}
+    </>
+  );
+}
