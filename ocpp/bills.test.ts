@@ -194,6 +194,13 @@ describe("a csms bill on an OCPP 1.6 charger", () => {
         meterStop: 10,
         timestamp: at(2),
       });
+      const notTheToken = await finalize(c.tenantId, c.key, c.bill.id, {
+        transaction_id: driver.transactionId,
+      });
+      expect(notTheToken.body.error).toMatchObject({
+        code: "transaction_mismatch",
+        details: { reason: "token" },
+      });
       const first = (await c.charger.call("StartTransaction", {
         connectorId: 1,
         idTag: c.token.toLowerCase(), // 1.6 idTags compare case-blind

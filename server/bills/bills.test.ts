@@ -206,6 +206,22 @@ describe("creating a bill", () => {
   });
 });
 
+describe("a bill's station", () => {
+  it("cannot be deleted while it has bills, even without any transaction (409 station_has_history)", async () => {
+    const p = await aProject();
+    await aBill(p.tenantId, p.key, { ...p.base, source: "simulated" });
+    const res = await call("DELETE", `/v1/tenants/${p.tenantId}/stations/${p.station.id}`, {
+      key: p.key,
+      idempotencyKey: idem(),
+    });
+    expect(res.status).toBe(409);
+    expect(res.body.error).toMatchObject({
+      code: "station_has_history",
+      details: { transactions: 0, bills: 1 },
+    });
+  });
+});
+
 describe("reading bills", () => {
   it("lists newest first with filters and a bill-ID cursor", async () => {
     const p = await aProject();
@@ -354,6 +370,22 @@ describe("finalizing a simulated bill", () => {
       },
     });
     expect(final.body.cost_breakdown).not.toHaveProperty("periods");
+  });
+  it("refuses a session the tariff's validity window does not cover (409 tariff_not_valid_at)", async () => {
+    const p = await aProject();
+    const later = await aTariff(p.tenantId, p.key, {
+      rate_minor_per_kwh: 35,
+      start_date_time: "2099-01-01T00:00:00Z",
+    });
+    const bill = await aBill(p.tenantId, p.key, {
+      ...p.base,
+      tariff_id: later.id,
+      source: "simulated",
+    });
+    const res = await finalize(p.tenantId, p.key, bill.id, { energy_wh: 1000 });
+    expect(res.status).toBe(409);
+    expect(res.body.error.code).toBe("tariff_not_valid_at");
+    expect((await db().bill.findUniqueOrThrow({ where: { id: bill.id } })).status).toBe("open");
   });
 });
 
