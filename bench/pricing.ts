@@ -10,82 +10,15 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { priceSession } from "../server/pricing/engine";
-import type { MeterSession } from "../server/pricing/session";
 import { aTariff } from "../server/pricing/testing";
+import { complexTariffInput, daySession } from "./day-session";
 
 const RUNS = Number(process.argv[2] ?? 300);
 const WARMUP = 20;
 
-const weekdays = ["MONDAY", "TUESDAY", "WEDNESDAY", "THURSDAY", "FRIDAY"] as const;
-const tariff = aTariff({
-  time_zone: "America/New_York",
-  elements: [
-    { price_components: [{ type: "FLAT", price: 1 }], restrictions: { min_kwh: 1 } },
-    {
-      price_components: [{ type: "ENERGY", price: 0.55, vat: 8.25, step_size: 100 }],
-      restrictions: {
-        min_power: 50,
-        start_time: "16:00",
-        end_time: "21:00",
-        day_of_week: [...weekdays],
-      },
-    },
-    {
-      price_components: [{ type: "ENERGY", price: 0.45, vat: 8.25, step_size: 100 }],
-      restrictions: { start_time: "16:00", end_time: "21:00", day_of_week: [...weekdays] },
-    },
-    {
-      price_components: [{ type: "ENERGY", price: 0.18, vat: 8.25 }],
-      restrictions: { start_time: "23:00", end_time: "06:00" },
-    },
-    {
-      price_components: [{ type: "ENERGY", price: 0.28, vat: 8.25 }],
-      restrictions: { max_kwh: 40 },
-    },
-    { price_components: [{ type: "ENERGY", price: 0.24, vat: 8.25 }] },
-    {
-      price_components: [{ type: "TIME", price: 0, step_size: 60 }],
-      restrictions: { max_duration: 3600 },
-    },
-    {
-      price_components: [{ type: "TIME", price: 1.5, step_size: 60 }],
-      restrictions: { min_current: 6, max_current: 80 },
-    },
-    {
-      price_components: [{ type: "PARKING_TIME", price: 12, step_size: 300, vat: 8.25 }],
-      restrictions: { start_time: "08:00", end_time: "20:00", min_duration: 7200 },
-    },
-    {
-      price_components: [
-        { type: "TIME", price: 1 },
-        { type: "PARKING_TIME", price: 3 },
-      ],
-    },
-  ],
-  min_price: { excl_vat: 2 },
-  max_price: { excl_vat: 250 },
-});
+const tariff = aTariff(complexTariffInput);
 
-/** 24 h from local noon: bursts of charging at varying power, pauses, long idle stretches. */
-function session(): MeterSession {
-  const start = Date.parse("2026-10-16T16:00:17Z"); // Friday 12:00:17 EDT: boundaries fall mid-interval
-  const readings: MeterSession["readings"][number][] = [];
-  let wh = 0;
-  for (let minute = 0; minute <= 24 * 60; minute++) {
-    const phase = minute % 180;
-    const charging = phase < 100 && !(phase > 40 && phase < 43);
-    if (minute > 0 && charging) wh += 200 + ((minute * 37) % 900); // 12 to 66 kW
-    readings.push({ at: start + minute * 60_000, energy_wh: wh, current_a: 10 + (minute % 60) });
-  }
-  return {
-    method: "meter_values",
-    started_at: start,
-    stopped_at: start + 24 * 3_600_000,
-    readings,
-  };
-}
-
-const input = session();
+const input = daySession();
 let result = priceSession(tariff, input);
 for (let i = 0; i < WARMUP; i++) result = priceSession(tariff, input);
 

@@ -20,6 +20,10 @@ const BENCHMARKS: Record<string, { what: string; run: string }> = {
     what: "one OCPP gateway process under simulated chargers",
     run: "BENCH_CONNECTIONS=1000 npm run bench -- ocpp",
   },
+  bills: {
+    what: "simulated bills created and finalized per second; live pricing per MeterValues",
+    run: "BENCH_BILLS=400 BENCH_CONCURRENCY=8 npm run bench -- bills",
+  },
   webhooks: {
     what: "webhook deliveries per second with 1 and 2 workers, and latency",
     run: "BENCH_DELIVERIES=2000 npm run bench -- webhooks",

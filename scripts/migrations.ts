@@ -95,18 +95,31 @@ async function withDatabase<T>(run: (url: string) => Promise<T>): Promise<T> {
 }
 
 type Adapter = {
+  client: pg.Pool;
   performIO: (query: unknown) => Promise<pg.QueryResult<unknown[]>>;
   queryRaw: (query: unknown) => Promise<{ columnTypes: number[]; rows: unknown[][] }>;
+  executeScript: (script: string) => Promise<void>;
+  onError: (error: unknown) => never;
 };
 
 /**
  * adapter-pg cannot deserialize PostgreSQL's internal `"char"` type (OID 18), which the engine
  * reads from the catalog (constraint and index kinds) and expects as a character column: pass such
- * columns through as text and report them as `Character`.
+ * columns through as text and report them as `Character`. It also splits a migration script at
+ * every `;`, which cuts a function body (`$$ … ; … $$`) apart: send the script whole instead, as
+ * `server/db/migrate.ts` applies it (PostgreSQL's simple query protocol runs it statement by
+ * statement).
  */
 function charSafe(factory: PrismaPg, characterType: number) {
   return async () => {
     const adapter = (await factory.connect()) as unknown as Adapter;
+    adapter.executeScript = async (script) => {
+      try {
+        await adapter.client.query(script);
+      } catch (error) {
+        adapter.onError(error);
+      }
+    };
     const charColumns = new WeakMap<object, number[]>();
     const performIO = adapter.performIO.bind(adapter);
     const queryRaw = adapter.queryRaw.bind(adapter);

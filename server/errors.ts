@@ -58,6 +58,17 @@ export const ERROR_CODES = [
   "tariff_complex",
   "transaction_start_unknown",
   "tariff_not_valid_at",
+  // bills (and the payment checks bills make)
+  "bill_not_open",
+  "bill_simulated",
+  "bill_start_in_progress",
+  "bill_final",
+  "bill_not_final",
+  "bill_exceeds_hold",
+  "hold_in_use",
+  "payment_not_authorized",
+  "transaction_mismatch",
+  "transaction_times_invalid",
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

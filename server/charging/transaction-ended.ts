@@ -1,3 +1,4 @@
+import { billTransactionEnded } from "../bills/bill-ended";
 import type { DbTx } from "../db";
 import type { ChargerContext } from "./connections";
 import { refreshOccupiedStatus } from "./record-status";
@@ -16,12 +17,12 @@ export type TransactionEnd = TransactionUpdate & {
  * transaction is closed once; a second report of the same end changes nothing. Returns the
  * transaction, or null when the message names none the service knows.
  *
- * Hook point: what reacts to a transaction's end (closing its bill, ending an external session)
- * is called where it is closed below, in the charger message's transaction, so it commits or fails
- * with the end and never runs twice for one transaction.
+ * Hook point: what reacts to a transaction's end (its bill: `billTransactionEnded`; later ending
+ * an external session) is called where it is closed below, in the charger message's transaction,
+ * so it commits or fails with the end and never runs twice for one transaction.
  */
 export async function transactionEnded(tx: DbTx, charger: ChargerContext, end: TransactionEnd) {
-  const transaction = await transactionUpdated(tx, charger, end);
+  const transaction = await transactionUpdated(tx, charger, { ...end, ending: true });
   if (!transaction || transaction.endedAt) return transaction;
   const start = transaction.meterStartWh === null ? null : Number(transaction.meterStartWh);
   const meterStopWh = end.meterStopWh ?? (start === null ? null : start + transaction.energyWh);
@@ -37,5 +38,6 @@ export async function transactionEnded(tx: DbTx, charger: ChargerContext, end: T
     },
   });
   await refreshOccupiedStatus(tx, charger, ended.connectorId, end.endedAt);
+  await billTransactionEnded(tx, ended);
   return ended;
 }

@@ -1,3 +1,4 @@
+import { matchBill } from "../bills/match-bill";
 import type { DbTx } from "../db";
 import type { Transaction } from "../generated/prisma/client";
 import type { ChargerContext } from "./connections";
@@ -24,8 +25,9 @@ export type TransactionStart = {
  * `UnknownConnector` (no transaction without its connector); only a 2.x transaction first seen
  * without `evse` has none.
  *
- * Hook point: what reacts to a new transaction (bills, external sessions) is called where it is
- * created below, in the charger message's transaction, so it commits or fails with the start.
+ * Hook point: what reacts to a new transaction (a bill whose token it carries: `matchBill`; later
+ * external sessions) is called where it is created below, in the charger message's transaction,
+ * so it commits or fails with the start.
  */
 export async function transactionStarted(
   tx: DbTx,
@@ -72,5 +74,6 @@ export async function transactionStarted(
         data: { reference: String(created.id) },
       });
   await refreshOccupiedStatus(tx, charger, transaction.connectorId, start.reportedAt);
+  await matchBill(tx, charger, transaction);
   return transaction;
 }

@@ -1,3 +1,5 @@
+import { billTransactionUpdated } from "../bills/live-cap";
+import { matchBill } from "../bills/match-bill";
 import type { DbTx } from "../db";
 import type { ChargerContext } from "./connections";
 import { findTransaction, type TransactionRef } from "./find-transaction";
@@ -8,13 +10,24 @@ export type TransactionUpdate = {
   /** a token learned after the start (2.x: a transaction can start before authorization) */
   idToken?: string | null;
   meterValues: OcppMeterValue[];
+  /** set by `transactionEnded`: these are the stop's own readings (no live cap: it is ending) */
+  ending?: boolean;
 };
+
+/** The charger's newest reading time in an update, if any can be read. */
+function newestReading(meterValues: OcppMeterValue[]): Date | null {
+  const times = meterValues.map((m) => Date.parse(m.timestamp)).filter(Number.isFinite);
+  return times.length ? new Date(Math.max(...times)) : null;
+}
 
 /**
  * A charger reported on a transaction in progress: meter values (1.6 MeterValues, 2.x
  * TransactionEvent and MeterValues, and the final readings of a stop) and a token it learned. The
  * one entry point for both versions; the transaction is found by the version's reference. Returns
  * the transaction, or null when the message names none the service knows (nothing recorded).
+ *
+ * Hook point: a token learned late may match a bill (`matchBill`); the readings of a bill's
+ * transaction price it live and may stop it before its hold runs out (`billTransactionUpdated`).
  */
 export async function transactionUpdated(
   tx: DbTx,
@@ -28,8 +41,12 @@ export async function transactionUpdated(
       where: { id: transaction.id },
       data: { idToken: update.idToken },
     });
+    await matchBill(tx, charger, transaction);
   }
   if (update.meterValues.length)
     transaction = await recordMeterValues(tx, charger, transaction, update.meterValues);
+  const readingAt = newestReading(update.meterValues);
+  if (readingAt && !update.ending && !transaction.endedAt)
+    await billTransactionUpdated(tx, charger, transaction, readingAt);
   return transaction;
 }

@@ -29,9 +29,10 @@ export type AppendEventOptions = {
  * keeps two transactions from each holding what the other waits for:
  *   1. the /v1 request's idempotency record (an idempotent route's first statement);
  *   2. the station row (`lockStation`, or the UPDATE that writes it), before any row of that
- *      station (connectors, EVSEs, transactions, faults, operations, charger messages);
- *   3. other rows of the change (operation, API key, webhook endpoint, tariff…) and advisory locks;
- *   4. the tenant's event counter, always last: this function takes it after the station row.
+ *      station (connectors, EVSEs, transactions, faults, operations, charger messages, csms bills);
+ *   3. a bill row, then its payment (`lockBill`: a csms bill after its station);
+ *   4. other rows of the change (operation, API key, webhook endpoint, tariff…) and advisory locks;
+ *   5. the tenant's event counter, always last: this function takes it after the station row.
  *      After it a transaction writes only rows it creates or rows guarded by a lock it holds (its
  *      station's rows); so it appends events of at most one station, or locks them all first.
  */

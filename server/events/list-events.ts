@@ -1,10 +1,13 @@
 import { z } from "zod";
 import { db as defaultDb, type DbTx } from "../db";
 import type { Scope } from "../keys/scopes";
+import { EVENT_TYPES } from "../webhooks/webhook-schema";
 import { presentEvent } from "./present-event";
 
-/** Event types that also need `billing:read` (spec section 6). */
-export const BILLING_EVENT_TYPES = ["bill.finalized", "charging_session.status_changed"];
+/** Event types that also need `billing:read` (spec section 6), from the one table of types. */
+export const BILLING_EVENT_TYPES = Object.entries(EVENT_TYPES)
+  .filter(([, scope]) => scope === "billing:read")
+  .map(([type]) => type);
 
 export const eventSchema = z.object({
   id: z.string(),

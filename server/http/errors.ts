@@ -56,6 +56,17 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   tariff_complex: 409,
   transaction_start_unknown: 409,
   tariff_not_valid_at: 409,
+  // bills
+  bill_not_open: 409,
+  bill_simulated: 409,
+  bill_start_in_progress: 409,
+  bill_final: 409,
+  bill_not_final: 409,
+  bill_exceeds_hold: 409,
+  hold_in_use: 409,
+  payment_not_authorized: 409,
+  transaction_mismatch: 409,
+  transaction_times_invalid: 409,
 };
 
 /** Every non-2xx /v1 answer: `{ error: { code, message, details } }` (the OpenAPI document's `Error`). */

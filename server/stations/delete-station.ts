@@ -5,7 +5,7 @@ export type DeleteStationOptions = { tenantId: number; stationId: number; db?: D
 
 /**
  * Deletes a station with its EVSEs and connectors, unless it has an active transaction (409
- * `transaction_active`) or any charging history (409 `station_has_history`).
+ * `transaction_active`) or any charging history, transactions or bills (409 `station_has_history`).
  */
 export async function deleteStation({
   tenantId,
@@ -30,13 +30,12 @@ export async function deleteStation({
     );
   }
   const history = await db.transaction.count({ where: { stationId } });
-  if (history > 0) {
+  const bills = await db.bill.count({ where: { stationId } });
+  if (history > 0 || bills > 0) {
     throw new DomainError(
       "station_has_history",
       "The station has charging history and cannot be deleted.",
-      {
-        transactions: history,
-      },
+      { transactions: history, bills },
     );
   }
   await db.station.delete({ where: { id: stationId } });

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { Db, DbTx } from "../db";
-import { DomainError } from "../errors";
+import { DomainError, fieldError } from "../errors";
+import { HOLD_MARGIN_MAX_MINOR, HOLD_MAX_MINOR, HOLD_MIN_MINOR } from "../bills/holds";
 import type { UserCaller } from "../access/caller";
 import { requireTeam, teamAccess } from "../access/team-access";
 import { isUniqueViolation } from "../lib/unique-violation";
@@ -8,11 +9,20 @@ import { nameSchema } from "./team-schema";
 
 export const MAX_PROJECTS_PER_TEAM = 20;
 
+const holdMinor = z.number().int().min(HOLD_MIN_MINOR).max(HOLD_MAX_MINOR);
+const holdMargin = z.number().int().min(0).max(HOLD_MARGIN_MAX_MINOR);
+
 export const tenantSchema = z.object({
   id: z.number().int(),
   name: z.string(),
   team_id: z.number().int(),
   authorization_mode: z.enum(["accept_all", "known_tokens"]),
+  default_hold_minor: holdMinor.describe(
+    "the hold (US cents) a bill gets when its creator names none; capped by a tariff's session cost cap",
+  ),
+  hold_margin_minor: holdMargin.describe(
+    "live cap: a managed bill's charger is stopped once its running cost reaches hold_minor minus this (US cents)",
+  ),
   created_at: z.string(),
 });
 type TenantRow = {
@@ -20,6 +30,8 @@ type TenantRow = {
   name: string;
   teamId: number;
   authorizationMode: string;
+  defaultHoldMinor: number;
+  holdMarginMinor: number;
   createdAt: Date;
 };
 export const presentTenant = (t: TenantRow): z.infer<typeof tenantSchema> => ({
@@ -27,6 +39,8 @@ export const presentTenant = (t: TenantRow): z.infer<typeof tenantSchema> => ({
   name: t.name,
   team_id: t.teamId,
   authorization_mode: t.authorizationMode === "known_tokens" ? "known_tokens" : "accept_all",
+  default_hold_minor: t.defaultHoldMinor,
+  hold_margin_minor: t.holdMarginMinor,
   created_at: t.createdAt.toISOString(),
 });
 
@@ -73,6 +87,8 @@ export const updateTenantBody = z
   .object({
     name: nameSchema.optional(),
     authorization_mode: z.enum(["accept_all", "known_tokens"]).optional(),
+    default_hold_minor: holdMinor.optional(),
+    hold_margin_minor: holdMargin.optional(),
   })
   .strict();
 
@@ -84,6 +100,19 @@ export async function updateTenant(
 ) {
   const tenant = await db.tenant.findUniqueOrThrow({ where: { id: tenantId } });
   requireTeam(await teamAccess(db, caller, tenant.teamId), "manageTeam", "change projects");
+  const hold = input.default_hold_minor ?? tenant.defaultHoldMinor;
+  const margin = input.hold_margin_minor ?? tenant.holdMarginMinor;
+  if (margin >= hold)
+    throw fieldError(
+      "validation_failed",
+      "hold_margin_minor must be below default_hold_minor, or a default hold stops its charger at once.",
+      [
+        {
+          field: input.hold_margin_minor !== undefined ? "hold_margin_minor" : "default_hold_minor",
+          message: `hold_margin_minor (${margin}) must be below default_hold_minor (${hold})`,
+        },
+      ],
+    );
   try {
     const updated = await db.tenant.update({
       where: { id: tenantId },
@@ -91,6 +120,12 @@ export async function updateTenant(
         ...(input.name !== undefined ? { name: input.name } : {}),
         ...(input.authorization_mode !== undefined
           ? { authorizationMode: input.authorization_mode }
+          : {}),
+        ...(input.default_hold_minor !== undefined
+          ? { defaultHoldMinor: input.default_hold_minor }
+          : {}),
+        ...(input.hold_margin_minor !== undefined
+          ? { holdMarginMinor: input.hold_margin_minor }
           : {}),
       },
     });

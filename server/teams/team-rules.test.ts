@@ -232,6 +232,8 @@ describe("teams: who may do what", () => {
       name: expect.any(String),
       team_id: project.teamId,
       authorization_mode: "accept_all",
+      default_hold_minor: 5000,
+      hold_margin_minor: 100,
       created_at: expect.any(String),
     });
   });

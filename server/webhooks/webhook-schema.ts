@@ -5,6 +5,8 @@ export const EVENT_TYPES = {
   "operation.completed": "stations:read",
   "charging_session.status_changed": "billing:read",
   "bill.finalized": "billing:read",
+  /** a bill's transaction ended; data.reason says why (`hold_limit`: the live cap stopped it) */
+  "bill.charging_stopped": "billing:read",
   "display.delivery_changed": "stations:read",
   "webhook.test": "webhooks:read",
   "station.connected": "stations:read",

@@ -3,6 +3,7 @@ import { buildOpenApiDocument } from "../../openapi/build-document";
 import type { RouteDef } from "../route";
 import { createRouter } from "../router";
 import { apiKeyRoutes } from "./api-keys";
+import { billRoutes } from "./bills";
 import { eventRoutes } from "./events";
 import { faultRoutes } from "./faults";
 import { inviteRoutes } from "./invites";
@@ -33,6 +34,7 @@ export const resourceRoutes = [
   ...eventRoutes,
   ...webhookRoutes,
   ...tariffRoutes,
+  ...billRoutes,
   ...meRoutes,
   ...projectRoutes,
   ...memberRoutes,

@@ -11,7 +11,8 @@ import { defineRoute } from "../route";
 /** How long a command's 202 waits for a prompt charger's answer. */
 export const COMMAND_WAIT_MS = 3_000;
 
-const awaitOutcome = async ({
+/** A 202 operation's `afterCommit`: waits briefly for a prompt charger; a replay shows it as it is now. */
+export const awaitOutcome = async ({
   body,
   replayed,
   rootDb,

@@ -34,9 +34,9 @@ export const projectRoutes = [
     method: "PATCH",
     path: "/v1/tenants/{tenant_id}",
     operationId: "updateTenant",
-    summary: "Rename a project or set how chargers' Authorize requests are judged",
+    summary: "Rename a project, or change its charger authorization and bill hold settings",
     description:
-      "Signed-in owners and admins of the project's team, and platform admins (API keys: 403 `user_token_required`; other roles: 403 `forbidden`). Both fields optional. `name` is unique within the team (409 `project_name_taken`). `authorization_mode`: `accept_all` or `known_tokens`.",
+      "Signed-in owners and admins of the project's team, and platform admins (API keys: 403 `user_token_required`; other roles: 403 `forbidden`). Every field optional. `name` is unique within the team (409 `project_name_taken`). `authorization_mode`: `accept_all` or `known_tokens`. `default_hold_minor` (50 to 10000 US cents, default 5000): the hold a new bill gets when its creator names none. `hold_margin_minor` (default 100): a managed bill's charger is stopped once the session's running cost reaches its hold minus this margin; it must stay below `default_hold_minor` (422 `validation_failed`), and a `csms` bill's hold must exceed it. Changes apply to bills created afterwards; a bill's hold is fixed at creation, its margin is read while it charges.",
     tag,
     auth: "tenant",
     params: tenantParams,

@@ -107,7 +107,7 @@ export const stationRoutes = [
     operationId: "deleteStation",
     summary: "Delete a station",
     description:
-      "Removes the station, its EVSEs and connectors. Refused when it has an active transaction or any charging history.",
+      "Removes the station, its EVSEs and connectors. Refused when it has an active transaction (409 `transaction_active`) or any charging history: transactions or bills (409 `station_has_history`).",
     tag,
     auth: "tenant",
     scopes: ["stations:write"],

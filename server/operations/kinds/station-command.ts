@@ -7,6 +7,8 @@ type Target = {
 };
 
 let remoteStartId = Math.floor(Date.now() / 1000) % 1_000_000;
+/** OCPP 2.x RequestStartTransaction's remoteStartId: one sequence for every kind that starts. */
+export const nextRemoteStartId = () => ++remoteStartId;
 
 /**
  * Operator commands (start, stop, reset, unlock, availability). The API validated the command
@@ -64,7 +66,7 @@ function ocppCall(command: Command, protocol: string, target: Target): OcppCall 
             action: "RequestStartTransaction",
             payload: {
               evseId: c!.evseNumber,
-              remoteStartId: ++remoteStartId,
+              remoteStartId: nextRemoteStartId(),
               idToken: { idToken: command.token, type: command.token_type ?? "Central" },
             },
           };

@@ -1,0 +1,111 @@
+import type { ChargerContext } from "../charging/connections";
+import type { DbTx } from "../db";
+import type { Transaction } from "../generated/prisma/client";
+import { log } from "../log";
+import { createOperation } from "../operations/create-operation";
+import { isPricingError } from "../pricing";
+import { billTariff, priceBillSession } from "./price-bill";
+import { transactionSession } from "./transaction-session";
+
+/** Live pricing runs at most once per 10 s of the charger's readings per bill. */
+export const PRICE_INTERVAL_MS = 10_000;
+/** CostUpdated goes to a charger at most once a minute per bill. */
+export const COST_UPDATE_INTERVAL_MS = 60_000;
+
+type ChargingBill = {
+  id: string;
+  status: string;
+  tenant_id: number;
+  station_id: number;
+  tariff_id: number;
+  tariff_version: number;
+  pricing_group: string | null;
+  merchant_validation: string | null;
+  hold_minor: number;
+  stop_operation_id: string | null;
+  running_priced_at: Date | null;
+  cost_updated_at: Date | null;
+  hold_margin_minor: number;
+};
+
+/**
+ * The live cap (issue 13, item 4): while a managed bill's transaction runs, each meter update
+ * prices the session so far exactly as finalizing would (the bill's tariff version and
+ * adjustments), at most once per 10 s of readings (`readingAt`, the charger's newest timestamp),
+ * and stores it as `running_cost_minor`. Once it reaches the hold minus the project's margin, the
+ * service stops the charger with ONE `station.command` stop (its id is kept on the bill under the
+ * bill's lock, so a later update never makes another) and the bill's `stop_reason` is
+ * `hold_limit`. OCPP 2.0.1/2.1 chargers are sent the running cost (`bill.cost_update`), at most
+ * once a minute. Runs in the charger message's transaction, which holds the station row, so the
+ * bill row is locked at once (one query with the project's margin); a session the engine cannot
+ * price yet (no start time on a time-dependent tariff) is skipped.
+ */
+export async function billTransactionUpdated(
+  tx: DbTx,
+  charger: ChargerContext,
+  transaction: Transaction,
+  readingAt: Date,
+) {
+  const [bill] = await tx.$queryRaw<ChargingBill[]>`
+    SELECT b.id, b.status, b.tenant_id, b.station_id, b.tariff_id, b.tariff_version,
+           b.pricing_group, b.merchant_validation, b.hold_minor, b.stop_operation_id,
+           b.running_priced_at, b.cost_updated_at, t.hold_margin_minor
+    FROM bills b JOIN tenants t ON t.id = b.tenant_id
+    WHERE b.transaction_id = ${transaction.id}
+    FOR NO KEY UPDATE OF b`;
+  if (!bill || bill.status !== "charging") return;
+  const last = bill.running_priced_at?.getTime();
+  if (last !== undefined && readingAt.getTime() - last < PRICE_INTERVAL_MS) return;
+  const priced = {
+    tariffId: bill.tariff_id,
+    tariffVersion: bill.tariff_version,
+    pricingGroup: bill.pricing_group,
+    merchantValidation: bill.merchant_validation,
+  };
+  let running: number;
+  try {
+    const session = await transactionSession(tx, transaction);
+    running = priceBillSession(priced, await billTariff(tx, priced), session).adjusted.total_minor;
+  } catch (error) {
+    if (!isPricingError(error)) throw error;
+    log.info("a charging bill could not be priced yet", { bill_id: bill.id, reason: error.code });
+    return;
+  }
+  const data: {
+    runningCostMinor: number;
+    runningPricedAt: Date;
+    stopOperationId?: string;
+    stopReason?: string;
+    costUpdatedAt?: Date;
+  } = { runningCostMinor: running, runningPricedAt: readingAt };
+  if (running >= bill.hold_minor - bill.hold_margin_minor && bill.stop_operation_id === null) {
+    const stop = await createOperation({
+      db: tx,
+      tenantId: bill.tenant_id,
+      stationId: bill.station_id,
+      apiKeyId: null,
+      scope: "station.command",
+      action: "stop",
+      request: { action: "stop", transaction_id: transaction.id },
+    });
+    data.stopOperationId = stop.id;
+    data.stopReason = "hold_limit";
+  }
+  const now = new Date();
+  const costUpdateDue =
+    !bill.cost_updated_at ||
+    now.getTime() - bill.cost_updated_at.getTime() >= COST_UPDATE_INTERVAL_MS;
+  if (charger.protocol !== "ocpp1.6" && costUpdateDue) {
+    await createOperation({
+      db: tx,
+      tenantId: bill.tenant_id,
+      stationId: bill.station_id,
+      apiKeyId: null,
+      scope: "bill.cost_update",
+      action: "cost_update",
+      request: { bill_id: bill.id, transaction_id: transaction.id, total_cost_minor: running },
+    });
+    data.costUpdatedAt = now;
+  }
+  await tx.bill.update({ where: { id: bill.id }, data, select: { id: true } });
+}

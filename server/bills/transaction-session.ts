@@ -1,0 +1,54 @@
+import type { DbTx } from "../db";
+import type { Transaction } from "../generated/prisma/client";
+import type { MeterReading, MeterSession } from "../pricing";
+
+const register = (wh: bigint | number | null): number | null => {
+  const n = wh === null ? null : Number(wh);
+  return n !== null && Number.isSafeInteger(n) && n >= 0 ? n : null;
+};
+
+/**
+ * A transaction as the pricing engine's meter series: the start reading, every energy register
+ * sample the charger reported (with its current, for current restrictions), the stop reading;
+ * from the charger's start to its stop (or, while it runs, its last reading). Registers are
+ * absolute; the engine prices their differences. The samples come back as three arrays in one
+ * row: live pricing reads a day of 1-minute samples on every meter update, and one row per
+ * sample cost several times more.
+ */
+export async function transactionSession(
+  tx: DbTx,
+  transaction: Transaction,
+): Promise<MeterSession> {
+  const [samples] = await tx.$queryRaw<
+    { at: number[]; wh: number[]; current: (string | null)[] }[]
+  >`
+    SELECT
+      coalesce(array_agg((extract(epoch FROM sampled_at) * 1000)::float8 ORDER BY sampled_at, id), '{}') AS at,
+      coalesce(array_agg(energy_wh::float8 ORDER BY sampled_at, id), '{}') AS wh,
+      coalesce(array_agg(current_a ORDER BY sampled_at, id), '{}') AS current
+    FROM meter_samples
+    WHERE transaction_id = ${transaction.id} AND energy_wh IS NOT NULL`;
+  const readings: MeterReading[] = [];
+  const start = register(transaction.meterStartWh);
+  if (transaction.startedAt && start !== null)
+    readings.push({ at: transaction.startedAt, energy_wh: start });
+  samples?.at.forEach((at, i) => {
+    const wh = register(samples.wh[i] ?? null);
+    if (wh === null) return;
+    const current = Number(samples.current[i] ?? NaN);
+    readings.push({
+      at: Math.round(at),
+      energy_wh: wh,
+      current_a: Number.isFinite(current) ? current : null,
+    });
+  });
+  const stop = register(transaction.meterStopWh);
+  if (transaction.endedAt && stop !== null)
+    readings.push({ at: transaction.endedAt, energy_wh: stop });
+  return {
+    method: "meter_values",
+    started_at: transaction.startedAt,
+    stopped_at: transaction.endedAt,
+    readings,
+  };
+}
