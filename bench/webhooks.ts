@@ -1,7 +1,7 @@
 /**
- * Webhook delivery: deliveries per second to a local receiver with 1 and 2 worker processes, and
- * event-to-first-attempt latency p50/p99. Run: `npx tsx bench/webhooks.ts`. Writes
- * bench/results/webhooks.json.
+ * Webhook delivery: deliveries per second to a local receiver with 1 and 2 worker processes (job
+ * runners serving the delivery job), and event-to-first-attempt latency p50/p99. Run:
+ * `npx tsx bench/webhooks.ts`. Writes bench/results/webhooks.json.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import crypto from "node:crypto";
@@ -34,7 +34,7 @@ async function workers(count: number) {
     Array.from({ length: count }, () => {
       const child = spawn(
         "node_modules/.bin/tsx",
-        ["--conditions=react-server", "bench/webhook-worker-process.ts"],
+        ["--conditions=react-server", "bench/job-runner-process.ts", "webhooks"],
         {
           env: process.env,
           stdio: ["ignore", "pipe", "inherit"],
@@ -51,6 +51,7 @@ async function workers(count: number) {
   };
 }
 
+const loadAtStart = os.loadavg();
 try {
   const team = await db().team.create({ data: { name: "Bench" } });
   const tenant = await db().tenant.create({ data: { teamId: team.id, name: "Webhooks" } });
@@ -123,7 +124,15 @@ try {
   const result = {
     benchmark: "webhooks",
     date: new Date().toISOString(),
-    machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, node: process.version },
+    machine: {
+      cpus: os.cpus().length,
+      model: os.cpus()[0]?.model,
+      node: process.version,
+      load_average_1_5_15: {
+        start: loadAtStart.map((l) => Math.round(l * 100) / 100),
+        end: os.loadavg().map((l) => Math.round(l * 100) / 100),
+      },
+    },
     throughput,
     event_to_first_attempt_ms: {
       samples: latencies.length,

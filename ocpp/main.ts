@@ -1,15 +1,16 @@
 /**
  * The OCPP gateway process: charger websockets at /ocpp/<station name>, a health probe at /health,
- * and (as they land) the background workers. Run N copies against one database.
+ * and one job runner for every background job (server/background-jobs.ts). Run N copies against
+ * one database: the jobs table shares the work among them.
  */
+import { BACKGROUND_JOBS } from "../server/background-jobs";
 import { closeDb, db } from "../server/db";
 import { applyMigrations } from "../server/db/migrate";
 import { envOrExit } from "../server/env";
+import { startJobRunner } from "../server/jobs/runner";
 import { log } from "../server/log";
 import { createGateway } from "./gateway";
 import { createOcppServer } from "./http-server";
-import { startMaintenance } from "./maintenance";
-import { startWebhookWorker } from "./webhook-worker";
 
 async function main() {
   const config = envOrExit();
@@ -24,12 +25,11 @@ async function main() {
   await db().$queryRaw`SELECT 1`;
 
   const gateway = await createGateway({ db: db(), databaseUrl: config.databaseUrl });
-  const webhooks = await startWebhookWorker({
+  const jobs = await startJobRunner({
     db: db(),
     databaseUrl: config.databaseUrl,
-    allowPrivate: config.webhookAllowPrivateDestinations,
+    definitions: BACKGROUND_JOBS,
   });
-  const maintenance = startMaintenance({ db: db() });
   const tls = config.ocppTls ?? undefined;
   const server = createOcppServer({ gateway, db: db(), ...(tls ? { tls } : {}) });
   await new Promise<void>((resolve) => server.listen(config.ocppPort, resolve));
@@ -37,6 +37,7 @@ async function main() {
     port: config.ocppPort,
     tls: Boolean(tls),
     gateway_id: gateway.id,
+    job_runner: jobs.id,
   });
 
   let stopping = false;
@@ -54,8 +55,8 @@ async function main() {
     let code = 0;
     try {
       server.close();
-      maintenance.stop();
-      await webhooks.stop();
+      // Jobs still running after 3 s are left to their leases: another runner takes them over.
+      await jobs.stop(3_000);
       // Records every station's disconnect and this gateway's stop while the database is there.
       await gateway.close();
       log.info("ocpp gateway stopped", { gateway_id: gateway.id });

@@ -1,6 +1,5 @@
 import pg from "pg";
 import type { Db } from "../server/db";
-import { releaseDeadGateways } from "../server/charging/connections";
 import { dispatchOperation } from "../server/operations/dispatch-operation";
 import {
   rejectUnreachableOperations,
@@ -65,16 +64,9 @@ export async function runOperations(options: OperationRunnerOptions) {
   }
 
   let running = true;
-  let ticks = 0;
   const timer = setInterval(() => {
     if (!running) return;
     sweep().catch((error: unknown) => log.error("operations sweep failed", { error }));
-    // Every few seconds: stations held by a gateway that died go offline (with their events).
-    if (++ticks % 5 === 0) {
-      releaseDeadGateways({ db }).catch((error: unknown) =>
-        log.error("releasing dead gateways failed", { error }),
-      );
-    }
   }, 1_000);
   timer.unref();
 

@@ -1,18 +1,31 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../server/db";
+import { startJobRunner, type JobRunner } from "../server/jobs/runner";
 import { newId } from "../server/lib/ids";
+import { releaseDeadGatewaysJob } from "../server/maintenance/maintenance-jobs";
 import { call, idem } from "../server/testing/api";
 import { aStation, aTenantWithKey } from "../server/testing/builders";
 import { aCharger, startTestGateway, waitUntil } from "./testing";
 
-/** Two gateways on one database stand in for two `ocpp` processes. */
+/** Two gateways and two job runners on one database stand in for two `ocpp` processes. */
 let a: Awaited<ReturnType<typeof startTestGateway>>;
 let b: Awaited<ReturnType<typeof startTestGateway>>;
+let runners: JobRunner[];
 beforeAll(async () => {
   a = await startTestGateway();
   b = await startTestGateway();
+  runners = await Promise.all(
+    [a, b].map(() =>
+      startJobRunner({
+        db: db(),
+        databaseUrl: process.env.DATABASE_URL!,
+        definitions: [releaseDeadGatewaysJob],
+      }),
+    ),
+  );
 });
 afterAll(async () => {
+  await Promise.all(runners.map((r) => r.stop()));
   await a.close();
   await b.close();
 });

@@ -15,7 +15,7 @@ export function randomBase62(length: number): string {
 
 /** String resource IDs: `<prefix>_<time-ordered part><random part>`. */
 export function newId(
-  prefix: "key" | "op" | "whk" | "evt" | "dlv" | "gw" | "inv" | "bill" | "pay",
+  prefix: "key" | "op" | "whk" | "evt" | "dlv" | "gw" | "inv" | "bill" | "pay" | "job" | "run",
 ): string {
   const time = Date.now().toString(36).padStart(9, "0");
   return `${prefix}_${time}${randomBase62(14)}`;

@@ -69,4 +69,40 @@ describe("retention", () => {
     });
     expect(left.map((w) => w.apiKeyId)).toEqual(["ocpp-auth:name:fresh"]);
   });
+
+  it("drops succeeded jobs a day after they finished and failed ones after 30 days; never unfinished ones", async () => {
+    const now = new Date("2026-11-22T12:00:00Z");
+    const daysAgo = (d: number) => new Date(now.getTime() - d * 86_400_000);
+    const jobs: [string, string, Date | null][] = [
+      ["succeeded-old", "succeeded", daysAgo(1.01)],
+      ["succeeded-new", "succeeded", daysAgo(0.99)],
+      ["failed-old", "failed", daysAgo(30.01)],
+      ["failed-new", "failed", daysAgo(29.99)],
+      ["queued-ancient", "queued", null],
+      ["running-ancient", "running", null],
+    ];
+    await db().job.createMany({
+      data: jobs.map(([id, status, finishedAt]) => ({
+        id: `retention-test:${id}`,
+        name: "retention-test",
+        payload: {},
+        status,
+        finishedAt,
+        createdAt: daysAgo(400),
+        runAt: daysAgo(400),
+      })),
+    });
+    const deleted = await applyRetention({ db: db(), now, batch: 1 });
+    expect(deleted).toMatchObject({ succeeded_jobs: 1, failed_jobs: 1 });
+    const left = await db().job.findMany({
+      where: { name: "retention-test" },
+      orderBy: { id: "asc" },
+    });
+    expect(left.map((j) => j.id.split(":")[1])).toEqual([
+      "failed-new",
+      "queued-ancient",
+      "running-ancient",
+      "succeeded-new",
+    ]);
+  });
 });

@@ -1,11 +1,17 @@
 import type { Db } from "../db";
 
-/** Spec section 8: meter samples in the log 7 days; cleared faults 90 days. Ours: dedup records 24 h. */
+/**
+ * Spec section 8: meter samples in the log 7 days; cleared faults 90 days. Ours: dedup records
+ * 24 h; finished jobs (server/jobs) a day when they succeeded, 30 days when they failed (a failure
+ * is worth a look; a success only answers "did it run").
+ */
 export const RETENTION = {
   meterSampledEventsDays: 7,
   clearedFaultsDays: 90,
   idempotencyRecordsHours: 24,
   chargerMessagesHours: 24,
+  succeededJobsDays: 1,
+  failedJobsDays: 30,
 };
 
 const ago = (now: Date, ms: number) => new Date(now.getTime() - ms);
@@ -32,6 +38,8 @@ export async function applyRetention({
     charger_messages: 0,
     oidc_records: 0,
     rate_limit_windows: 0,
+    succeeded_jobs: 0,
+    failed_jobs: 0,
   };
   const loop = async (run: () => Promise<number>) => {
     let total = 0;
@@ -64,6 +72,15 @@ export async function applyRetention({
   deleted.rate_limit_windows = await loop(
     () =>
       db.$executeRaw`DELETE FROM rate_limit_windows WHERE api_key_id IN (SELECT api_key_id FROM rate_limit_windows WHERE window_start < ${ago(now, HOUR)} LIMIT ${batch})`,
+  );
+  // Queued and running jobs are never removed, however old.
+  deleted.succeeded_jobs = await loop(
+    () =>
+      db.$executeRaw`DELETE FROM jobs WHERE id IN (SELECT id FROM jobs WHERE status = 'succeeded' AND finished_at < ${ago(now, RETENTION.succeededJobsDays * DAY)} LIMIT ${batch})`,
+  );
+  deleted.failed_jobs = await loop(
+    () =>
+      db.$executeRaw`DELETE FROM jobs WHERE id IN (SELECT id FROM jobs WHERE status = 'failed' AND finished_at < ${ago(now, RETENTION.failedJobsDays * DAY)} LIMIT ${batch})`,
   );
   return deleted;
 }

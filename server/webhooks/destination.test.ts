@@ -11,8 +11,9 @@ import { presentEvent } from "../events/present-event";
 import { call } from "../testing/api";
 import { aTenantWithKey } from "../testing/builders";
 import { selfSignedCertificate } from "../testing/certificates";
+import { runJobsNow } from "../jobs/run-now";
+import { deliveryJob } from "./deliver-webhook";
 import { vetDestination } from "./destination";
-import { runDueDeliveries } from "./run-deliveries";
 
 // Production rules end to end: endpoint URLs must be https://<public hostname> on port 443.
 process.env.SERVICE_ENV = "production";
@@ -199,8 +200,7 @@ describe("a delivery to a hostname that resolves to a public address", () => {
 
     const resolved: string[] = [];
     const connected: string[] = [];
-    await runDueDeliveries({
-      db: db(),
+    const delivery = deliveryJob(() => ({
       allowPrivate: false,
       resolve: (hostname) => {
         resolved.push(hostname);
@@ -214,7 +214,8 @@ describe("a delivery to a hostname that resolves to a public address", () => {
         },
         ca: fs.readFileSync(certPath, "utf8"),
       },
-    });
+    }));
+    await runJobsNow({ db: db(), definitions: [delivery] });
 
     expect(resolved).toEqual(["hooks.example.com"]);
     expect(connected).toEqual(["93.184.216.34:443"]);

@@ -1,12 +1,15 @@
 import type { DbTx } from "../db";
 import type { Event } from "../generated/prisma/client";
+import { enqueue } from "../jobs/enqueue";
 import { newId } from "../lib/ids";
+import { deliverWebhook } from "./deliver-webhook";
 import { STATION_FILTERED_TYPES } from "./webhook-schema";
 
 /**
  * Fans an event out to the tenant's active endpoints, in the event's own transaction, so a
- * delivery exists exactly when its event does. Applies each endpoint's `stations` filter and meter
- * sample interval (Transaction.Begin and Transaction.End readings always go out).
+ * delivery, and the job that makes its attempts, exist exactly when its event does. Applies each
+ * endpoint's `stations` filter and meter sample interval (Transaction.Begin and Transaction.End
+ * readings always go out).
  */
 export async function enqueueDeliveries(tx: DbTx, event: Event, deliverOnlyTo?: string) {
   const endpoints = await tx.webhookEndpoint.findMany({
@@ -25,18 +28,19 @@ export async function enqueueDeliveries(tx: DbTx, event: Event, deliverOnlyTo?: 
     )
       continue;
     if (event.type === "meter.sampled" && !(await meterSampleDue(tx, endpoint, event))) continue;
+    const id = newId("dlv");
     await tx.webhookDelivery.create({
       data: {
-        id: newId("dlv"),
+        id,
         tenantId: event.tenantId,
         endpointId: endpoint.id,
         eventId: event.id,
         nextAttemptAt: event.createdAt,
       },
     });
+    await enqueue(tx, deliverWebhook, { delivery_id: id }, { key: id, runAt: event.createdAt });
     queued++;
   }
-  if (queued) await tx.$executeRaw`SELECT pg_notify('webhooks', ${event.id})`;
   return queued;
 }
 

@@ -112,7 +112,7 @@ export async function disableWebhook({
   const now = new Date();
   await db.webhookDelivery.updateMany({
     where: { endpointId: webhookId, status: "queued" },
-    data: { status: "failed", lastError: "EndpointDisabled", completedAt: now, leaseUntil: null },
+    data: { status: "failed", lastError: "EndpointDisabled", completedAt: now },
   });
   return presentWebhook(
     await db.webhookEndpoint.update({

@@ -6,8 +6,10 @@ import { presentEvent } from "../events/present-event";
 import { revokeApiKey } from "../keys/revoke-api-key";
 import { call } from "../testing/api";
 import { aStation, aTenantWithKey, anotherKey } from "../testing/builders";
+import { claimJob } from "../jobs/claim";
+import { runJobsNow } from "../jobs/run-now";
+import { deliveryJob, type DeliveryNetwork } from "./deliver-webhook";
 import { urlProblem } from "./destination";
-import { LEASE_MS, runDueDeliveries } from "./run-deliveries";
 import { aReceiver } from "./testing";
 
 // Test mode: deliveries may go to loopback (documented non-production setting).
@@ -24,8 +26,16 @@ const receiver = async (...args: Parameters<typeof aReceiver>) => {
   return r;
 };
 const loopback = { allowPrivate: true, resolve: () => Promise.resolve(["127.0.0.1"]) };
-const run = (now?: Date, extra: Partial<Parameters<typeof runDueDeliveries>[0]> = {}) =>
-  runDueDeliveries({ db: db(), ...loopback, ...(now ? { now } : {}), ...extra });
+/** Claims the due delivery jobs at `now` (one attempt each) through the job kernel; how many. */
+const run = (now?: Date, extra: Partial<DeliveryNetwork> & { limit?: number } = {}) => {
+  const { limit, ...network } = extra;
+  return runJobsNow({
+    db: db(),
+    definitions: [deliveryJob(() => ({ ...loopback, ...network }))],
+    ...(now ? { now } : {}),
+    ...(limit ? { limit } : {}),
+  });
+};
 
 /** Stops an endpoint's queued retries, so later tests' clocks do not pick them up. */
 const quiet = (...ids: string[]) =>
@@ -344,8 +354,7 @@ describe("delivery", () => {
     await db().$transaction((tx) =>
       appendEvent({ db: tx, tenantId, type: "station.connected", resourceId: 1, data: {} }),
     );
-    await runDueDeliveries({
-      db: db(),
+    await run(undefined, {
       allowPrivate: false,
       resolve: () => Promise.resolve(["93.184.216.34", "127.0.0.1"]),
     });
@@ -431,9 +440,25 @@ describe("delivery", () => {
     });
     // A worker claims two deliveries and dies before sending: its lease holds them...
     const now = new Date();
-    const leased = await db().$queryRaw<{ id: string }[]>`
-      UPDATE webhook_deliveries SET lease_until = ${new Date(now.getTime() + LEASE_MS)}
-       WHERE id IN (SELECT id FROM webhook_deliveries WHERE endpoint_id = ${webhook.id} ORDER BY id LIMIT 2) RETURNING id`;
+    const delivery = deliveryJob(() => loopback);
+    const firstTwo = await db().webhookDelivery.findMany({
+      where: { endpointId: webhook.id },
+      orderBy: { id: "asc" },
+      take: 2,
+    });
+    const leased = await Promise.all(
+      firstTwo.map((d) =>
+        claimJob(db(), `${delivery.id}:${d.id}`, {
+          runnerId: "dead",
+          definitions: [delivery],
+          now,
+        }),
+      ),
+    );
+    expect(leased.map((job) => job?.leaseUntil)).toEqual([
+      new Date(now.getTime() + delivery.leaseMs),
+      new Date(now.getTime() + delivery.leaseMs),
+    ]);
     // ...while two live workers share the rest without doubling any.
     await Promise.all([
       run(now, { limit: 3 }),
@@ -444,7 +469,7 @@ describe("delivery", () => {
     expect(r.received).toHaveLength(10);
     expect(new Set(r.received.map((x) => x.headers["service-event-id"])).size).toBe(10);
     // After the dead worker's lease lapses, its deliveries go out too.
-    await run(new Date(now.getTime() + LEASE_MS + 1000));
+    await run(new Date(now.getTime() + delivery.leaseMs + 1000));
     expect(r.received).toHaveLength(12);
     const ids = new Set(r.received.map((x) => x.headers["service-event-id"]));
     expect(ids.size).toBe(12);
