@@ -69,6 +69,11 @@ export const ERROR_CODES = [
   "payment_not_authorized",
   "transaction_mismatch",
   "transaction_times_invalid",
+  // the tenant's payment account
+  "payment_service_unavailable",
+  "payment_account_connected",
+  "payment_account_taken",
+  "payment_account_unreachable",
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

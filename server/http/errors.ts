@@ -67,6 +67,11 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   payment_not_authorized: 409,
   transaction_mismatch: 409,
   transaction_times_invalid: 409,
+  // the tenant's payment account
+  payment_service_unavailable: 409,
+  payment_account_connected: 409,
+  payment_account_taken: 409,
+  payment_account_unreachable: 409,
 };
 
 /** Every non-2xx /v1 answer: `{ error: { code, message, details } }` (the OpenAPI document's `Error`). */

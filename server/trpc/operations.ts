@@ -28,6 +28,9 @@ export const v1Procedures = {
   listWebhookDeliveries: read("listWebhookDeliveries"),
   listTariffs: read("listTariffs"),
   getTariff: read("getTariff"),
+  listBills: read("listBills"),
+  getBill: read("getBill"),
+  getPaymentAccount: read("getPaymentAccount"),
 
   ensureWorkspace: change("ensureWorkspace"),
   createProject: change("createProject"),
@@ -52,6 +55,9 @@ export const v1Procedures = {
   updateTariff: change("updateTariff"),
   deleteTariff: change("deleteTariff"),
   quoteTariff: change("quoteTariff"),
+  connectPaymentAccount: change("connectPaymentAccount"),
+  refreshPaymentAccount: change("refreshPaymentAccount"),
+  disconnectPaymentAccount: change("disconnectPaymentAccount"),
 };
 
 export type ConsoleOperation = keyof typeof v1Procedures;
