@@ -1,5 +1,7 @@
 import type { JobDefinition } from "./jobs/define-job";
 import { releaseDeadGatewaysJob, retentionJob } from "./maintenance/maintenance-jobs";
+import { paymentAttemptJob } from "./payments/payment-attempt-job";
+import { expireHoldsJob, flagUnknownPaymentsJob } from "./payments/payment-sweeps";
 import { deliverWebhook } from "./webhooks/deliver-webhook";
 
 /** Every job definition the product runs; the `ocpp` process starts one runner for them all. */
@@ -7,4 +9,7 @@ export const BACKGROUND_JOBS: readonly JobDefinition[] = [
   deliverWebhook,
   retentionJob,
   releaseDeadGatewaysJob,
+  paymentAttemptJob,
+  flagUnknownPaymentsJob,
+  expireHoldsJob,
 ];

@@ -69,6 +69,13 @@ export const ERROR_CODES = [
   "payment_not_authorized",
   "transaction_mismatch",
   "transaction_times_invalid",
+  // payments
+  "payment_exists",
+  "simulator_not_allowed",
+  "payment_service_unavailable",
+  "payment_account_not_ready",
+  "bill_externally_settled",
+  "payment_not_captured",
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

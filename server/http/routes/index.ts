@@ -12,6 +12,7 @@ import { memberRoutes } from "./members";
 import { meRoutes } from "./me";
 import { metaRoutes } from "./meta";
 import { operationRoutes } from "./operations";
+import { paymentRoutes } from "./payments";
 import { projectRoutes } from "./projects";
 import { stationRoutes } from "./stations";
 import { tariffRoutes } from "./tariffs";
@@ -35,6 +36,7 @@ export const resourceRoutes = [
   ...webhookRoutes,
   ...tariffRoutes,
   ...billRoutes,
+  ...paymentRoutes,
   ...meRoutes,
   ...projectRoutes,
   ...memberRoutes,
