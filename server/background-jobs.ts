@@ -2,6 +2,7 @@ import type { JobDefinition } from "./jobs/define-job";
 import { releaseDeadGatewaysJob, retentionJob } from "./maintenance/maintenance-jobs";
 import { paymentAttemptJob } from "./payments/payment-attempt-job";
 import { expireHoldsJob, flagUnknownPaymentsJob } from "./payments/payment-sweeps";
+import { processorEventJob } from "./payments/processor-event-job";
 import { deliverWebhook } from "./webhooks/deliver-webhook";
 
 /** Every job definition the product runs; the `ocpp` process starts one runner for them all. */
@@ -12,4 +13,5 @@ export const BACKGROUND_JOBS: readonly JobDefinition[] = [
   paymentAttemptJob,
   flagUnknownPaymentsJob,
   expireHoldsJob,
+  processorEventJob,
 ];

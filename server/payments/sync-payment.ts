@@ -7,8 +7,18 @@ import { paymentProcessor } from "./processors";
 import { isProcessorError, type MerchantAccount } from "./processors/types";
 import type { PaymentRow } from "./present-payment";
 
-/** Statuses whose processor state may have moved on without us hearing (a read reconciles them). */
-const UNSETTLED = new Set(["pending", "authorized", "capturing", "releasing", "refunding"]);
+/**
+ * Statuses whose processor state may move on without us asking (a read reconciles them): a
+ * captured payment may be refunded at the processor (its dashboard), which its webhook reports.
+ */
+const UNSETTLED = new Set([
+  "pending",
+  "authorized",
+  "capturing",
+  "releasing",
+  "captured",
+  "refunding",
+]);
 
 export const merchantOf = (payment: {
   tenantId: number;
