@@ -5,6 +5,7 @@ import { call, idem } from "../testing/api";
 import { anotherKey } from "../testing/builders";
 import { simulatorProcessor, usePaymentProcessors, cardProcessor } from "./processors";
 import { createStripeProcessor } from "./processors/stripe";
+import { actOnSimulatorCheckout, simulatorCheckoutView } from "./simulator-page";
 import {
   aPaymentsProject,
   anAuthorizedSimulatedPayment,
@@ -138,6 +139,39 @@ describe("the simulator's managed flow", () => {
     expect(await eventTypes(p.tenantId)).toEqual(["payment.failed"]);
     const release = await paymentAction(p, created.body.id, "release");
     expect(release.body.error.code).toBe("payment_not_authorized");
+  });
+});
+
+describe("the simulator's hosted page", () => {
+  it("approves like a test card, moves the payment through the same event path, and sends the payer back", async () => {
+    const p = await aPaymentsProject();
+    const bill = await aBill(p.tenantId, p.key, {
+      ...p.base,
+      source: "simulated",
+      hold_minor: 1234,
+    });
+    const created = await authorize(p, {
+      bill_id: bill.id,
+      service: "simulator",
+      return_url: "https://shop.example/back",
+    });
+    const token = checkoutTokenOf(created.body);
+    const view = await simulatorCheckoutView(token);
+    expect(view).toMatchObject({ amountMinor: 1234, currency: "USD", status: "open" });
+    expect(view?.projectName).toMatch(/^Project /);
+    expect(await actOnSimulatorCheckout(token, "decline")).toBeNull();
+    expect((await simulatorCheckoutView(token))?.lastError).toMatch(/insufficient funds/);
+    expect(await actOnSimulatorCheckout(token, "approve")).toBe("https://shop.example/back");
+    // No read of the payment was asked for: the simulator's event did it.
+    const row = await db().payment.findUniqueOrThrow({ where: { id: created.body.id } });
+    expect(row.status).toBe("authorized");
+    expect(await eventTypes(p.tenantId)).toEqual(["payment.authorized"]);
+    // A second click acts on nothing.
+    expect(await actOnSimulatorCheckout(token, "abandon")).toBeNull();
+    expect((await db().payment.findUniqueOrThrow({ where: { id: row.id } })).status).toBe(
+      "authorized",
+    );
+    expect(await simulatorCheckoutView("no-such-token")).toBeNull();
   });
 });
 
