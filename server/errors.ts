@@ -74,6 +74,12 @@ export const ERROR_CODES = [
   "payment_account_connected",
   "payment_account_taken",
   "payment_account_unreachable",
+  // payments
+  "payment_exists",
+  "simulator_not_allowed",
+  "payment_account_not_ready",
+  "bill_externally_settled",
+  "payment_not_captured",
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -72,6 +72,12 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   payment_account_connected: 409,
   payment_account_taken: 409,
   payment_account_unreachable: 409,
+  // payments
+  payment_exists: 409,
+  simulator_not_allowed: 409,
+  payment_account_not_ready: 409,
+  bill_externally_settled: 409,
+  payment_not_captured: 409,
 };
 
 /** Every non-2xx /v1 answer: `{ error: { code, message, details } }` (the OpenAPI document's `Error`). */

@@ -13,6 +13,7 @@ import { meRoutes } from "./me";
 import { metaRoutes } from "./meta";
 import { operationRoutes } from "./operations";
 import { paymentAccountRoutes } from "./payment-account";
+import { paymentRoutes } from "./payments";
 import { projectRoutes } from "./projects";
 import { stationRoutes } from "./stations";
 import { tariffRoutes } from "./tariffs";
@@ -37,6 +38,7 @@ export const resourceRoutes = [
   ...tariffRoutes,
   ...billRoutes,
   ...paymentAccountRoutes,
+  ...paymentRoutes,
   ...meRoutes,
   ...projectRoutes,
   ...memberRoutes,
