@@ -72,4 +72,55 @@ describe("the event log", () => {
     const bad = await call("GET", `/v1/tenants/${tenantId}/events?type=DROP%20TABLE`, { key });
     expect(bad.status).toBe(422);
   });
+
+  it("keeps one resource's events with resource_id, alone or with type", async () => {
+    const { tenantId, key } = await aTenantWithKey();
+    await db().$transaction(async (tx) => {
+      await appendEvent({
+        db: tx,
+        tenantId,
+        type: "payment.authorized",
+        resourceId: "pay_a",
+        data: {},
+      });
+      await appendEvent({
+        db: tx,
+        tenantId,
+        type: "payment.authorized",
+        resourceId: "pay_b",
+        data: {},
+      });
+      await appendEvent({
+        db: tx,
+        tenantId,
+        type: "bill.finalized",
+        resourceId: "pay_a",
+        data: {},
+      });
+      await appendEvent({
+        db: tx,
+        tenantId,
+        type: "payment.captured",
+        resourceId: "pay_a",
+        data: {},
+      });
+    });
+    const ofA = await call("GET", `/v1/tenants/${tenantId}/events?resource_id=pay_a`, { key });
+    expect(ofA.body.data.map((e: { type: string }) => e.type)).toEqual([
+      "payment.authorized",
+      "bill.finalized",
+      "payment.captured",
+    ]);
+    const paymentsOfA = await call(
+      "GET",
+      `/v1/tenants/${tenantId}/events?resource_id=pay_a&type=payment.authorized,payment.captured`,
+      { key },
+    );
+    expect(paymentsOfA.body.data.map((e: { resource_id: string }) => e.resource_id)).toEqual([
+      "pay_a",
+      "pay_a",
+    ]);
+    const bad = await call("GET", `/v1/tenants/${tenantId}/events?resource_id=a%20b`, { key });
+    expect(bad.status).toBe(422);
+  });
 });

@@ -46,6 +46,8 @@ export type ListEventsOptions = {
   limit: number;
   types?: string[];
   stationId?: number;
+  /** one resource's events (a payment's history), as `resource_id` shows it */
+  resourceId?: string;
   scopes: Set<Scope>;
   db?: DbTx;
 };
@@ -61,6 +63,7 @@ export async function listEvents({
   limit,
   types,
   stationId,
+  resourceId,
   scopes,
   db = defaultDb(),
 }: ListEventsOptions) {
@@ -75,6 +78,7 @@ export async function listEvents({
           ? { type: { notIn: hidden } }
           : {}),
       ...(stationId ? { stationId } : {}),
+      ...(resourceId ? { resourceId } : {}),
     },
     orderBy: { sequence: "asc" },
     take: limit + 1,

@@ -16,7 +16,7 @@ export const eventRoutes = [
     operationId: "listEvents",
     summary: "The tenant's event log, in sequence order",
     description:
-      "Continue with `after` = `next_cursor`. `next_cursor` is the last sequence returned, or `after` itself on an empty page, so a reader can keep polling; a reader that pages this way never misses an event that commits later. `type` takes one type or a comma-separated list. Billing events (`bill.finalized`, `bill.charging_stopped`, `payment.*`, `charging_session.status_changed`) are listed only for keys that also hold `billing:read`.",
+      "Continue with `after` = `next_cursor`. `next_cursor` is the last sequence returned, or `after` itself on an empty page, so a reader can keep polling; a reader that pages this way never misses an event that commits later. `type` takes one type or a comma-separated list; `resource_id` keeps the events of one resource (e.g. a payment's `pay_…` ID; with `type` it reads only those types' events). Billing events (`bill.finalized`, `bill.charging_stopped`, `payment.*`, `charging_session.status_changed`) are listed only for keys that also hold `billing:read`.",
     tag: "Events",
     auth: "tenant",
     scopes: ["stations:read"],
@@ -29,6 +29,13 @@ export const eventRoutes = [
         .regex(/^[a-z_.]+(,[a-z_.]+)*$/, "must be event types separated by commas")
         .optional(),
       station_id: z.coerce.number().int().min(1).max(MAX_CURSOR).optional(),
+      resource_id: z
+        .string()
+        .min(1)
+        .max(64)
+        .regex(/^[A-Za-z0-9_-]+$/, "must be a resource ID")
+        .optional()
+        .describe("the ID the event is about: a payment, bill, station, operation..."),
     }),
     status: 200,
     response: z.object({
@@ -43,6 +50,7 @@ export const eventRoutes = [
         limit: query.limit,
         types: query.type?.split(","),
         stationId: query.station_id,
+        resourceId: query.resource_id,
         scopes: principal.scopes,
         db,
       }),
