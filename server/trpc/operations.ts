@@ -31,6 +31,9 @@ export const v1Procedures = {
   listBills: read("listBills"),
   getBill: read("getBill"),
   getPaymentAccount: read("getPaymentAccount"),
+  listPayments: read("listPayments"),
+  getPayment: read("getPayment"),
+  listPaymentServices: read("listPaymentServices"),
 
   ensureWorkspace: change("ensureWorkspace"),
   createProject: change("createProject"),
@@ -58,6 +61,12 @@ export const v1Procedures = {
   connectPaymentAccount: change("connectPaymentAccount"),
   refreshPaymentAccount: change("refreshPaymentAccount"),
   disconnectPaymentAccount: change("disconnectPaymentAccount"),
+  createBill: change("createBill"),
+  finalizeBill: change("finalizeBill"),
+  authorizePayment: change("authorizePayment"),
+  capturePayment: change("capturePayment"),
+  releasePayment: change("releasePayment"),
+  refundPayment: change("refundPayment"),
 };
 
 export type ConsoleOperation = keyof typeof v1Procedures;
