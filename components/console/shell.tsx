@@ -239,6 +239,7 @@ export function ConsoleShell({ children }: { children: ReactNode }) {
                 ["webhooks", "Webhooks"],
                 ["tariffs", "Tariffs"],
                 ["bills", "Bills"],
+                ["payments", "Payments"],
                 ["payment-account", "Payment account"],
                 ["api-keys", "API keys"],
                 ["settings", "Settings"],

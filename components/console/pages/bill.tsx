@@ -5,6 +5,8 @@ import Link from "next/link";
 import type { V1 } from "../hooks";
 import { useTRPC } from "../trpc";
 import { Badge, Card, PageHeader, QueryState, Table, isRecord, td, when } from "../ui";
+import { FinalizeBill } from "./bill-finalize";
+import { BillPayment } from "./bill-payment";
 import { usd } from "./bills";
 
 type Bill = V1["getBill"];
@@ -40,8 +42,9 @@ export function BillPage({ tenantId, billId }: { tenantId: number; billId: strin
         {(b) => (
           <>
             <Facts tenantId={tenantId} bill={b} />
+            <FinalizeBill tenantId={tenantId} bill={b} />
             <Cost bill={b} />
-            <Payment bill={b} />
+            <BillPayment tenantId={tenantId} bill={b} />
           </>
         )}
       </QueryState>
@@ -153,22 +156,6 @@ function Cost({ bill }: { bill: Bill }) {
           </td>
         </tr>
       </Table>
-    </Card>
-  );
-}
-
-/** The bill's payment as /v1 answers it; payment actions are not part of this page yet. */
-function Payment({ bill }: { bill: Bill }) {
-  return (
-    <Card title="Payment" testId="bill-payment">
-      {bill.payment ? (
-        <p className="flex items-center gap-2 text-sm">
-          <code>{bill.payment.id}</code> {bill.payment.service}
-          <Badge value={bill.payment.status} />
-        </p>
-      ) : (
-        <p className="text-sm">No payment for this bill yet.</p>
-      )}
     </Card>
   );
 }

@@ -3,8 +3,10 @@
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
+import { useProject } from "../context";
 import type { V1 } from "../hooks";
 import { useTRPC } from "../trpc";
+import { CreateBill } from "./bill-create";
 import {
   Badge,
   Button,
@@ -50,12 +52,24 @@ export function BillsPage({ tenantId }: { tenantId: number }) {
     ),
   );
   const restart = () => setCursors([]);
+  const project = useProject(tenantId);
+  const [creating, setCreating] = useState(false);
   return (
     <>
       <PageHeader
         title="Bills"
         description="What each charging session costs: the hold fixed at creation, the final amount once finalized. Newest first."
+        actions={
+          <Button
+            variant="primary"
+            disabledReason={project.denied("billing:write")}
+            onClick={() => setCreating(true)}
+          >
+            New bill
+          </Button>
+        }
       />
+      {creating ? <CreateBill tenantId={tenantId} onDone={() => setCreating(false)} /> : null}
       <div className="mb-4 grid max-w-3xl gap-3 sm:grid-cols-3">
         <SelectField
           label="Status"

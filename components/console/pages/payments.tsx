@@ -1,0 +1,157 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { useState } from "react";
+import { useTRPC } from "../trpc";
+import {
+  Badge,
+  Button,
+  Empty,
+  PageHeader,
+  QueryState,
+  SelectField,
+  Table,
+  oneOf,
+  td,
+  when,
+} from "../ui";
+import { usd } from "./bills";
+
+const STATUSES = [
+  "",
+  "pending",
+  "authorized",
+  "capturing",
+  "captured",
+  "releasing",
+  "released",
+  "refunding",
+  "refunded",
+  "failed",
+  "expired",
+] as const;
+const SERVICES = ["", "simulator", "card"] as const;
+
+/** The project's payments as last recorded (a bill's page reads one again from the processor). */
+export function PaymentsPage({ tenantId }: { tenantId: number }) {
+  const trpc = useTRPC();
+  const [cursors, setCursors] = useState<string[]>([]);
+  const [status, setStatus] = useState<(typeof STATUSES)[number]>("");
+  const [service, setService] = useState<(typeof SERVICES)[number]>("");
+  const after = cursors[cursors.length - 1];
+  const payments = useQuery(
+    trpc.v1.listPayments.queryOptions(
+      {
+        params: { tenant_id: tenantId },
+        query: {
+          limit: 25,
+          ...(after ? { after } : {}),
+          ...(status ? { status } : {}),
+          ...(service ? { service } : {}),
+        },
+      },
+      { refetchInterval: 5_000 },
+    ),
+  );
+  return (
+    <>
+      <PageHeader
+        title="Payments"
+        description="Each bill's one payment: the hold, what was captured and refunded. Newest first; open the bill to act on it."
+      />
+      <div className="mb-4 grid max-w-xl gap-3 sm:grid-cols-2">
+        <SelectField
+          label="Status"
+          value={status}
+          onChange={(e) => {
+            setStatus(oneOf(STATUSES, e.target.value, ""));
+            setCursors([]);
+          }}
+        >
+          {STATUSES.map((s) => (
+            <option key={s} value={s}>
+              {s === "" ? "All" : s}
+            </option>
+          ))}
+        </SelectField>
+        <SelectField
+          label="Service"
+          value={service}
+          onChange={(e) => {
+            setService(oneOf(SERVICES, e.target.value, ""));
+            setCursors([]);
+          }}
+        >
+          <option value="">All</option>
+          <option value="simulator">Simulator</option>
+          <option value="card">Card (Stripe)</option>
+        </SelectField>
+      </div>
+      <QueryState
+        query={payments}
+        isEmpty={(d) => d.data.length === 0}
+        empty={<Empty title="No payments" />}
+      >
+        {(d) => (
+          <>
+            <Table
+              head={[
+                "Payment",
+                "Bill",
+                "Service",
+                "Status",
+                "Held",
+                "Captured",
+                "Refunded",
+                "Created",
+              ]}
+              label="Payments"
+            >
+              {d.data.map((p) => (
+                <tr key={p.id} data-testid="payment-row">
+                  <td className={td}>
+                    <code>{p.id}</code>
+                  </td>
+                  <td className={td}>
+                    <Link
+                      href={`/console/t/${tenantId}/bills/${p.bill_id}`}
+                      className="text-teal-800 underline dark:text-teal-300"
+                    >
+                      <code>{p.bill_id}</code>
+                    </Link>
+                  </td>
+                  <td className={td}>{p.service}</td>
+                  <td className={td}>
+                    <Badge value={p.status} />
+                    {p.needs_reconciliation ? (
+                      <span className="ml-1 text-xs">(reconcile: {p.reconciliation_reason})</span>
+                    ) : null}
+                  </td>
+                  <td className={td}>{usd(p.amount_minor)}</td>
+                  <td className={td}>{usd(p.captured_minor)}</td>
+                  <td className={td}>{usd(p.refunded_minor)}</td>
+                  <td className={td}>{when(p.created_at)}</td>
+                </tr>
+              ))}
+            </Table>
+            <div className="mt-3 flex gap-2">
+              <Button
+                disabled={cursors.length === 0}
+                onClick={() => setCursors(cursors.slice(0, -1))}
+              >
+                Previous
+              </Button>
+              <Button
+                disabled={!d.has_more || d.next_cursor === null}
+                onClick={() => d.next_cursor && setCursors([...cursors, d.next_cursor])}
+              >
+                Next
+              </Button>
+            </div>
+          </>
+        )}
+      </QueryState>
+    </>
+  );
+}
