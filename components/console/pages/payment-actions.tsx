@@ -6,7 +6,7 @@ import { useProject } from "../context";
 import { useV1Mutation, type V1 } from "../hooks";
 import { newRequestKey, useTRPC } from "../trpc";
 import { Button } from "../ui";
-import { actionReasons, consequence, plainError, type PaymentAction } from "./payment-rules";
+import { actionRules, consequence, plainError, type PaymentAction } from "./payment-rules";
 
 type Bill = V1["getBill"];
 type Payment = V1["getPayment"];
@@ -34,8 +34,9 @@ export function PlainError({ error }: { error: unknown }) {
 
 /**
  * Capture, release and refund, each behind a confirmation that states the amount. A button the
- * rules or the role forbid is disabled and says why; the API still decides, and its refusal is
- * shown. One Idempotency-Key per confirmed action: made when the dialog opens, so pressing
+ * payment's status or the role forbids is disabled and says why; a refusal the bill's state
+ * predicts is said beside it and in the dialog, and the API decides (see `actionRules`); any
+ * refusal is shown in plain words. One Idempotency-Key per confirmed action: made when the dialog opens, so pressing
  * confirm again after a lost answer replays the same call instead of making a second one.
  */
 export function PaymentActions({
@@ -55,7 +56,7 @@ export function PaymentActions({
     refund: useV1Mutation(trpc.v1.refundPayment),
   };
   const [open, setOpen] = useState<{ action: PaymentAction; key: string } | null>(null);
-  const reasons = actionReasons(bill, payment, project.denied);
+  const rules = actionRules(bill, payment, project.denied);
   const running = open ? mutations[open.action] : null;
   // A role without the scope does not get the action at all (as /v1 would refuse it).
   const offered = (["capture", "release", "refund"] as const).filter(
@@ -74,8 +75,10 @@ export function PaymentActions({
             <Button
               key={action}
               variant={action === "capture" ? "primary" : "secondary"}
-              disabledReason={reasons[action]}
-              aria-describedby={reasons[action] ? `why-${action}` : undefined}
+              disabledReason={rules[action].blocked}
+              aria-describedby={
+                rules[action].blocked || rules[action].refusal ? `why-${action}` : undefined
+              }
               onClick={() => {
                 mutations[action].reset();
                 setOpen({ action, key: newRequestKey() });
@@ -87,13 +90,15 @@ export function PaymentActions({
         </div>
       )}
       <ul className="mt-2 space-y-1 text-xs text-slate-600 dark:text-slate-400">
-        {offered.map((a) =>
-          reasons[a] ? (
+        {offered.map((a) => {
+          const why = rules[a].blocked ?? rules[a].refusal;
+          return why ? (
             <li key={a} id={`why-${a}`} data-testid={`why-not-${a}`}>
-              {LABELS[a].button.replace("…", "")}: {reasons[a]}
+              {LABELS[a].button.replace("…", "")}
+              {rules[a].blocked ? "" : " (the service will refuse it now)"}: {why}
             </li>
-          ) : null,
-        )}
+          ) : null;
+        })}
       </ul>
       {open && running ? (
         <ConfirmDialog
@@ -117,6 +122,11 @@ export function PaymentActions({
           }
         >
           <p data-testid="confirm-consequence">{consequence(open.action, bill, payment)}</p>
+          {rules[open.action].refusal ? (
+            <p className="mt-2 text-amber-800 dark:text-amber-200">
+              As this page last read the bill: {rules[open.action].refusal}
+            </p>
+          ) : null}
         </ConfirmDialog>
       ) : null}
     </div>

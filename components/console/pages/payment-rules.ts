@@ -37,16 +37,25 @@ export function plainError(error: unknown): { text: string; code: string | null 
   return { text: PLAIN[body.code] ?? body.message, code: body.code };
 }
 
+export type ActionRule = {
+  /** why the action cannot be used at all (the role's scope, the payment's own status): disabled */
+  blocked: string | null;
+  /** why the API will refuse it now by the bill's state as last read: said, but left to the API */
+  refusal: string | null;
+};
+
 /**
- * Why each action cannot be used now, by the rules of the payments routes as far as the page can
- * see them (null: allowed). `denied` answers the role's scope. What the page cannot see (a start
- * still being dispatched, a change by someone else) the API still refuses, and the page shows it.
+ * Each action by the payments routes' rules, as far as the page can see them. The payment's
+ * status and the role's scopes block an action. The bill's state only predicts a refusal: the
+ * bill moves under the page (finalized through the API, a charger starting or stopping; the page
+ * reads it every few seconds) and the API decides on it under the bill's lock, so the action is
+ * left to the API, which answers with the same plain words.
  */
-export function actionReasons(
+export function actionRules(
   bill: Bill,
   payment: Payment,
   denied: (scope: "billing:write" | "billing:refund") => string | null,
-): Record<PaymentAction, string | null> {
+): Record<PaymentAction, ActionRule> {
   const authorized =
     payment.status !== "authorized"
       ? `The payment is ${payment.status}: only an authorized hold is captured or released.`
@@ -54,25 +63,33 @@ export function actionReasons(
         ? `The payment must be reconciled with the processor first (${payment.reconciliation_reason ?? "unknown outcome"}).`
         : null;
   const total = bill.total_minor;
-  const capture =
-    denied("billing:write") ??
-    authorized ??
-    (bill.status !== "final" || total === null
-      ? PLAIN.bill_not_final!
-      : total > payment.amount_minor
-        ? PLAIN.bill_exceeds_hold!
-        : null);
   const inUse =
     bill.status === "charging" ||
     bill.status === "ended" ||
     (bill.status === "final" && (total ?? 0) > 0);
-  const release = denied("billing:write") ?? authorized ?? (inUse ? PLAIN.hold_in_use! : null);
-  const refund =
-    denied("billing:refund") ??
-    (payment.status === "captured"
-      ? null
-      : `The payment is ${payment.status}: ${PLAIN.payment_not_captured}`);
-  return { capture, release, refund };
+  return {
+    capture: {
+      blocked: denied("billing:write") ?? authorized,
+      refusal:
+        bill.status !== "final" || total === null
+          ? PLAIN.bill_not_final!
+          : total > payment.amount_minor
+            ? PLAIN.bill_exceeds_hold!
+            : null,
+    },
+    release: {
+      blocked: denied("billing:write") ?? authorized,
+      refusal: inUse ? PLAIN.hold_in_use! : null,
+    },
+    refund: {
+      blocked:
+        denied("billing:refund") ??
+        (payment.status === "captured"
+          ? null
+          : `The payment is ${payment.status}: ${PLAIN.payment_not_captured}`),
+      refusal: null,
+    },
+  };
 }
 
 /** What a confirmed action will do, with the amounts, for its confirmation dialog. */
