@@ -6,7 +6,7 @@ import { useProject } from "../context";
 import { useV1Mutation, type V1 } from "../hooks";
 import { newRequestKey, useTRPC } from "../trpc";
 import { Button } from "../ui";
-import { actionRules, consequence, plainError, type PaymentAction } from "./payment-rules";
+import { SETTLED, actionRules, consequence, plainError, type PaymentAction } from "./payment-rules";
 
 type Bill = V1["getBill"];
 type Payment = V1["getPayment"];
@@ -63,6 +63,12 @@ export function PaymentActions({
     (a) => !(a === "refund" ? project.denied("billing:refund") : project.denied("billing:write")),
   );
   if (project.loading) return null;
+  if (SETTLED.includes(payment.status))
+    return (
+      <p className="mt-4 text-sm text-slate-600 dark:text-slate-400" data-testid="payment-actions">
+        The payment is {payment.status}: there is nothing more to capture, release or refund.
+      </p>
+    );
   return (
     <div className="mt-4" data-testid="payment-actions">
       {offered.length === 0 ? (

@@ -6,6 +6,9 @@ type Bill = V1["getBill"];
 type Payment = V1["getPayment"];
 export type PaymentAction = "capture" | "release" | "refund";
 
+/** Statuses no action moves any more. */
+export const SETTLED = ["released", "refunded", "failed", "expired"];
+
 /**
  * The payments API's refusals in plain words. The same text is a disabled button's reason (when
  * the console can see the rule) and the message of the API's 409 (when it cannot, or the page was
@@ -86,7 +89,7 @@ export function actionRules(
         denied("billing:refund") ??
         (payment.status === "captured"
           ? null
-          : `The payment is ${payment.status}: ${PLAIN.payment_not_captured}`),
+          : `The payment is ${payment.status}: only a captured payment can be refunded.`),
       refusal: null,
     },
   };
@@ -99,7 +102,9 @@ export function consequence(action: PaymentAction, bill: Bill, payment: Payment)
     return `The ${hold} hold is freed on the payer's card; nothing is charged. This cannot be undone.`;
   if (action === "refund")
     return `${usd(payment.captured_minor)} is refunded to the payer in full. A payment is refunded once; this cannot be undone.`;
-  const total = bill.total_minor ?? 0;
+  const total = bill.total_minor;
+  if (total === null)
+    return `The bill's final amount, once it is fixed, is charged from the ${hold} hold and the rest is released.`;
   return total === 0
     ? `The final bill is $0.00, so nothing is charged: the ${hold} hold is released instead.`
     : `${usd(total)}, the final bill, is charged from the ${hold} hold; the remaining ${usd(payment.amount_minor - total)} is released.`;
