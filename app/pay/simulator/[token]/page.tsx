@@ -7,26 +7,39 @@ import {
 
 export const dynamic = "force-dynamic";
 
-const ACTIONS: { action: SimulatorAction; label: string; hint: string; style: string }[] = [
+export const metadata = { title: "Checkout · Payment simulator" };
+
+// Hints keep full-strength colours: text faded with opacity fails WCAG AA contrast on the
+// coloured button.
+const OUTLINE = {
+  style: "border border-slate-300 hover:bg-slate-100 dark:border-slate-700 dark:hover:bg-slate-800",
+  hintStyle: "text-slate-600 dark:text-slate-300",
+};
+const ACTIONS: {
+  action: SimulatorAction;
+  label: string;
+  hint: string;
+  style: string;
+  hintStyle: string;
+}[] = [
   {
     action: "approve",
     label: "Approve",
     hint: "a card that succeeds: the amount is held",
     style: "bg-teal-700 text-white hover:bg-teal-800",
+    hintStyle: "text-white",
   },
   {
     action: "decline",
     label: "Decline",
     hint: "a card with insufficient funds: try again",
-    style:
-      "border border-slate-300 hover:bg-slate-100 dark:border-slate-700 dark:hover:bg-slate-800",
+    ...OUTLINE,
   },
   {
     action: "abandon",
     label: "Abandon",
     hint: "leave without paying: the payment fails",
-    style:
-      "border border-slate-300 hover:bg-slate-100 dark:border-slate-700 dark:hover:bg-slate-800",
+    ...OUTLINE,
   },
 ];
 
@@ -70,6 +83,7 @@ export default async function SimulatorCheckoutPage({
         {view.lastError && view.status === "open" && (
           <p
             role="alert"
+            data-testid="checkout-error"
             className="mt-4 rounded-md bg-red-50 px-3 py-2 text-sm text-red-800 dark:bg-red-950 dark:text-red-200"
           >
             {view.lastError}
@@ -87,7 +101,7 @@ export default async function SimulatorCheckoutPage({
                 className={`rounded-md px-4 py-2 text-left font-medium focus-visible:ring-2 focus-visible:ring-teal-600 focus-visible:outline-none ${a.style}`}
               >
                 {a.label}
-                <span className="block text-sm font-normal opacity-80">{a.hint}</span>
+                <span className={`block text-sm font-normal ${a.hintStyle}`}>{a.hint}</span>
               </button>
             ))}
           </form>
