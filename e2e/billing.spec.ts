@@ -1,48 +1,13 @@
-import { expect, test, type Page } from "@playwright/test";
-import { accessTokenOf, anEmail, base, direct, shot, signUp } from "./fixtures/people";
-
-/** A person with their own project, signed in on `page`; answers the project and a /v1 caller. */
-async function anOwner(page: Page, name: string) {
-  await signUp(page, name, anEmail("billing"));
-  await page.getByLabel("Team name").fill(`${name}'s fleet`);
-  await page.getByLabel("Project name").fill("Paid charging");
-  await page.getByRole("button", { name: "Create project" }).click();
-  await page.waitForURL(/\/console\/t\/\d+\/stations/);
-  const tenantId = Number(/\/console\/t\/(\d+)\//.exec(page.url())?.[1]);
-  const token = await accessTokenOf(page);
-  const v1 = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${direct()}/v1/tenants/${tenantId}${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${token}`,
-        "content-type": "application/json",
-        "idempotency-key": `e2e-${Date.now()}-${Math.random().toString(36).slice(2)}`,
-      },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const json = (await res.json()) as Record<string, unknown> & { id: string | number };
-    expect(res.status, `${method} ${path}: ${JSON.stringify(json)}`).toBeLessThan(300);
-    return json;
-  };
-  return { tenantId, v1 };
-}
+import { expect, test } from "@playwright/test";
+import { anOwner, aStation } from "./fixtures/owner";
+import { base, shot } from "./fixtures/people";
 
 test("a simulated bill, finalized through the API, read in the console's bills pages", async ({
   page,
 }) => {
   test.setTimeout(120_000);
   const { v1 } = await anOwner(page, "Bill Owner");
-  const location = await v1("POST", "/locations", {
-    name: "Depot",
-    address: { street: "1 Main St", city: "Springfield", postal_code: "12345", country: "US" },
-    coordinates: { latitude: 40.7128, longitude: -74.006 },
-    time_zone: "America/New_York",
-  });
-  const station = (await v1("POST", "/stations", {
-    name: `BILL-${Date.now().toString(36)}`,
-    location_id: location.id,
-    connector_count: 1,
-  })) as { id: number; connectors: { id: number }[] };
+  const station = await aStation(v1, "BILL");
   const tariff = await v1("POST", "/tariffs", { rate_minor_per_kwh: 35 });
   const bill = await v1("POST", "/bills", {
     station_id: station.id,
