@@ -69,6 +69,20 @@ export const ERROR_CODES = [
   "payment_not_authorized",
   "transaction_mismatch",
   "transaction_times_invalid",
+  // external charging sessions and settlement reports
+  "bill_externally_settled",
+  "connector_session_open",
+  "session_simulated",
+  "session_closed",
+  "session_start_reserved",
+  "session_stop_reserved",
+  "session_not_charging",
+  "session_not_final",
+  "settlement_outcome_final",
+  "settlement_report_conflict",
+  "settlement_capture_missing",
+  "capture_exceeds_bill",
+  "refund_exceeds_captures",
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -4,6 +4,7 @@ import type { RouteDef } from "../route";
 import { createRouter } from "../router";
 import { apiKeyRoutes } from "./api-keys";
 import { billRoutes } from "./bills";
+import { chargingSessionRoutes } from "./charging-sessions";
 import { eventRoutes } from "./events";
 import { faultRoutes } from "./faults";
 import { inviteRoutes } from "./invites";
@@ -35,6 +36,7 @@ export const resourceRoutes = [
   ...webhookRoutes,
   ...tariffRoutes,
   ...billRoutes,
+  ...chargingSessionRoutes,
   ...meRoutes,
   ...projectRoutes,
   ...memberRoutes,
