@@ -144,6 +144,28 @@ describe("a physical external session on an OCPP 1.6 charger", () => {
         ["stopping", "awaiting_bill"],
         ["awaiting_bill", "final"],
       ]);
+      const base = `/v1/tenants/${c.tenantId}/charging-sessions/${c.session.id}`;
+      const ops = await call("GET", `${base}/operations`, { key: c.key });
+      expect(ops.body.data.map((o: { id: string; scope: string }) => [o.id, o.scope])).toEqual([
+        [started.body.id, "external.start"],
+        [stopped.body.id, "external.stop"],
+      ]);
+      const history = await call("GET", `${base}/events`, { key: c.key });
+      expect(
+        history.body.data.map((e: { type: string; data: { status?: string } }) =>
+          e.type === "charging_session.status_changed" ? e.data.status : e.type,
+        ),
+      ).toEqual([
+        "starting",
+        "operation.completed",
+        "charging",
+        "stopping",
+        "operation.completed",
+        "bill.charging_stopped",
+        "awaiting_bill",
+        "bill.finalized",
+        "final",
+      ]);
       // the token went to the charger only
       const everything = JSON.stringify([
         final.body,

@@ -297,6 +297,14 @@ describe("reading sessions", () => {
     expect(foreign.status).toBe(404);
     const foreignCancel = await sessionVerb(other.tenantId, other.key, a.id, "cancel");
     expect(foreignCancel.status).toBe(404);
+    for (const part of ["operations", "events", "settlement-reports"]) {
+      const res = await call("GET", `${sessionsPath(other.tenantId)}/${a.id}/${part}`, {
+        key: other.key,
+      });
+      expect(res.status, part).toBe(404);
+      const own = await call("GET", `${sessionsPath(p.tenantId)}/${a.id}/${part}`, { key: p.key });
+      expect(own.body.data, part).toEqual([]);
+    }
     const writer = await anotherKey(p.tenantId, ["billing:write", "settlement:write"]);
     expect((await call("GET", `${sessionsPath(p.tenantId)}/${a.id}`, { key: writer })).status).toBe(
       403,

@@ -28,6 +28,11 @@ export const v1Procedures = {
   listWebhookDeliveries: read("listWebhookDeliveries"),
   listTariffs: read("listTariffs"),
   getTariff: read("getTariff"),
+  listChargingSessions: read("listChargingSessions"),
+  getChargingSession: read("getChargingSession"),
+  listChargingSessionSettlementReports: read("listChargingSessionSettlementReports"),
+  listChargingSessionOperations: read("listChargingSessionOperations"),
+  listChargingSessionEvents: read("listChargingSessionEvents"),
 
   ensureWorkspace: change("ensureWorkspace"),
   createProject: change("createProject"),
@@ -52,6 +57,8 @@ export const v1Procedures = {
   updateTariff: change("updateTariff"),
   deleteTariff: change("deleteTariff"),
   quoteTariff: change("quoteTariff"),
+  stopChargingSession: change("stopChargingSession"),
+  cancelChargingSession: change("cancelChargingSession"),
 };
 
 export type ConsoleOperation = keyof typeof v1Procedures;

@@ -16,7 +16,9 @@ import {
   sessionSchema,
   startSessionBody,
 } from "../../sessions/session-schema";
+import { listSessionEvents, listSessionOperations } from "../../sessions/session-history";
 import { startSession } from "../../sessions/start-session";
+import { eventSchema } from "../../events/list-events";
 import { stopSession } from "../../sessions/stop-session";
 import { idParam, tenantParams } from "../params";
 import { defineRoute } from "../route";
@@ -238,6 +240,48 @@ export const chargingSessionRoutes = [
     response: z.object({ data: z.array(reportSchema) }),
     handler: async ({ params, db }) => ({
       body: await listReports({ tenantId: params.tenant_id, sessionId: params.session_id, db }),
+    }),
+  }),
+  defineRoute({
+    method: "GET",
+    path: `${base}/{session_id}/operations`,
+    operationId: "listChargingSessionOperations",
+    summary: "A session's start and stop operations, oldest first",
+    description:
+      "Every `external.start` and `external.stop` operation of the session, refused ones included (a refused start or stop frees its reservation, so a session may have several).",
+    tag,
+    auth: "tenant",
+    scopes: ["billing:read", "stations:read"],
+    params: sessionParams,
+    status: 200,
+    response: z.object({ data: z.array(operationSchema) }),
+    handler: async ({ params, db }) => ({
+      body: await listSessionOperations({
+        tenantId: params.tenant_id,
+        sessionId: params.session_id,
+        db,
+      }),
+    }),
+  }),
+  defineRoute({
+    method: "GET",
+    path: `${base}/{session_id}/events`,
+    operationId: "listChargingSessionEvents",
+    summary: "The events about a session, in log order",
+    description:
+      "Its `charging_session.status_changed` events, its bill's events (`bill.finalized`, `bill.charging_stopped`) and the `operation.completed` events of its operations, in `sequence` order (the newest 200). The whole log is `GET …/events`.",
+    tag,
+    auth: "tenant",
+    scopes: ["billing:read", "stations:read"],
+    params: sessionParams,
+    status: 200,
+    response: z.object({ data: z.array(eventSchema) }),
+    handler: async ({ params, db }) => ({
+      body: await listSessionEvents({
+        tenantId: params.tenant_id,
+        sessionId: params.session_id,
+        db,
+      }),
     }),
   }),
 ];
