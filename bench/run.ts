@@ -24,6 +24,14 @@ const BENCHMARKS: Record<string, { what: string; run: string }> = {
     what: "simulated bills created and finalized per second; live pricing per MeterValues",
     run: "BENCH_BILLS=400 BENCH_CONCURRENCY=8 npm run bench -- bills",
   },
+  jobs: {
+    what: "background jobs claimed and completed per second with 1 and 2 runner processes, and latency",
+    run: "BENCH_JOBS=20000 npm run bench -- jobs",
+  },
+  payments: {
+    what: "simulated bills created, authorized, finalized and captured per second; authorize and capture p50/p99 (simulator, and card against the local Stripe fake)",
+    run: "BENCH_PAYMENTS=200 BENCH_CONCURRENCY=8 npm run bench -- payments",
+  },
   webhooks: {
     what: "webhook deliveries per second with 1 and 2 workers, and latency",
     run: "BENCH_DELIVERIES=2000 npm run bench -- webhooks",

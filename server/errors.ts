@@ -69,8 +69,18 @@ export const ERROR_CODES = [
   "payment_not_authorized",
   "transaction_mismatch",
   "transaction_times_invalid",
-  // external charging sessions and settlement reports
+  // the tenant's payment account
+  "payment_service_unavailable",
+  "payment_account_connected",
+  "payment_account_taken",
+  "payment_account_unreachable",
+  // payments
+  "payment_exists",
+  "simulator_not_allowed",
+  "payment_account_not_ready",
   "bill_externally_settled",
+  "payment_not_captured",
+  // external charging sessions and settlement reports
   "connector_session_open",
   "session_simulated",
   "session_closed",

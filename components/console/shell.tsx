@@ -239,6 +239,8 @@ export function ConsoleShell({ children }: { children: ReactNode }) {
                 ["events", "Events"],
                 ["webhooks", "Webhooks"],
                 ["tariffs", "Tariffs"],
+                ["bills", "Bills"],
+                ["payment-account", "Payment account"],
                 ["api-keys", "API keys"],
                 ["settings", "Settings"],
               ].map(([href, label]) => (

@@ -159,6 +159,12 @@ export const billSchema = z.object({
     .describe(
       "final `elements-v1` bills: the engine's breakdown (dimensions, price_bound, total, activity)",
     ),
+  price_summary: z
+    .string()
+    .nullable()
+    .describe(
+      "final bills: the pricing engine's result in words (energy, time, activity, totals incl. and excl. VAT, each non-zero dimension excl. VAT), before adjustments",
+    ),
   payment: z
     .object({ id: z.string(), service: z.string(), status: z.string() })
     .nullable()

@@ -321,6 +321,8 @@ describe("finalizing a simulated bill", () => {
       total_minor: 432,
       adjustments: { before_minor: 432, group_discount: null, merchant_validation: null },
       cost_breakdown: null, // energy-v1
+      price_summary:
+        "12.345 kWh over 1 h (1 h charging): $4.32 incl. VAT, $4.32 excl. VAT. Energy $4.32.",
       finalized_at: expect.any(String),
     });
     const again = await finalize(p.tenantId, p.key, bill.id, { energy_wh: 12_345 });
@@ -406,6 +408,9 @@ describe("a final bill", () => {
     ).rejects.toThrow();
     await expect(
       db().bill.update({ where: { id: bill.id }, data: { costBreakdown: { forged: true } } }),
+    ).rejects.toThrow();
+    await expect(
+      db().bill.update({ where: { id: bill.id }, data: { priceSummary: "Free." } }),
     ).rejects.toThrow();
     expect(await db().bill.findUniqueOrThrow({ where: { id: bill.id } })).toMatchObject({
       status: "final",

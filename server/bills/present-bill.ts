@@ -42,6 +42,7 @@ export function presentBill(bill: BillRow): BillResource {
     total_minor: bill.totalMinor,
     adjustments: (bill.adjustments as BillResource["adjustments"]) ?? null,
     cost_breakdown: (bill.costBreakdown as BillResource["cost_breakdown"]) ?? null,
+    price_summary: bill.priceSummary,
     payment: bill.payment,
     finalized_at: bill.finalizedAt?.toISOString() ?? null,
     created_at: bill.createdAt.toISOString(),

@@ -6,6 +6,7 @@ import {
   applyAdjustments,
   isPricingError,
   priceSession,
+  priceSummary,
   quoteSession,
   type AdjustedTotal,
   type PriceResult,
@@ -89,6 +90,7 @@ export function finalColumns(bill: Bill, { result, adjusted }: BillPrice, durati
     energyWh: result.energy_wh,
     durationSeconds,
     subtotalMinor: result.total.incl_vat_minor,
+    priceSummary: priceSummary(result),
     totalMinor: adjusted.total_minor,
     adjustments: asJson({ before_minor, group_discount, merchant_validation, cost_cap }),
     costBreakdown:

@@ -67,8 +67,18 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   payment_not_authorized: 409,
   transaction_mismatch: 409,
   transaction_times_invalid: 409,
-  // external charging sessions
+  // the tenant's payment account
+  payment_service_unavailable: 409,
+  payment_account_connected: 409,
+  payment_account_taken: 409,
+  payment_account_unreachable: 409,
+  // payments
+  payment_exists: 409,
+  simulator_not_allowed: 409,
+  payment_account_not_ready: 409,
   bill_externally_settled: 409,
+  payment_not_captured: 409,
+  // external charging sessions
   connector_session_open: 409,
   session_simulated: 409,
   session_closed: 409,

@@ -28,7 +28,8 @@ export function newId(
     | "job"
     | "run"
     | "cs"
-    | "srp",
+    | "srp"
+    | "pat",
 ): string {
   const time = Date.now().toString(36).padStart(9, "0");
   return `${prefix}_${time}${randomBase62(14)}`;

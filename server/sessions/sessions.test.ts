@@ -168,7 +168,7 @@ describe("a simulated session, without hardware", () => {
 });
 
 describe("the session's bill", () => {
-  it("is refused by the managed flow: start and finalize through /bills are 409 bill_externally_settled", async () => {
+  it("is refused by the managed flow: start, finalize and payment are 409 bill_externally_settled", async () => {
     const p = await aSessionProject();
     const s = await aSession(p.tenantId, p.key, { ...p.base, source: "csms" });
     const started = await startBill(p.tenantId, p.key, s.bill_id);
@@ -181,6 +181,17 @@ describe("the session's bill", () => {
     const finalized = await finalizeBill(p.tenantId, p.key, sim.bill_id, { energy_wh: 1 });
     expect(finalized.status).toBe(409);
     expect(finalized.body.error.code).toBe("bill_externally_settled");
+    // Nor is it paid here: the application settles it and reports on the session.
+    const paid = await call("POST", `/v1/tenants/${p.tenantId}/payments`, {
+      key: p.key,
+      idempotencyKey: idem(),
+      body: { bill_id: sim.bill_id, service: "simulator" },
+    });
+    expect(paid.status).toBe(409);
+    expect(paid.body.error).toMatchObject({
+      code: "bill_externally_settled",
+      details: { session_id: sim.id },
+    });
   });
 });
 

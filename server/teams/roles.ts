@@ -39,6 +39,8 @@ export const TEAM_PERMISSIONS = {
   manageProjectKeys: ["owner", "admin", "developer"],
   /** create and revoke workspace keys */
   manageWorkspaceKeys: ["owner"],
+  /** connect, refresh and disconnect the project's payment (Stripe) account */
+  managePaymentAccount: ["owner", "admin"],
 } as const satisfies Record<string, readonly TeamRole[]>;
 
 export type TeamPermission = keyof typeof TEAM_PERMISSIONS;

@@ -59,11 +59,23 @@ export function createAccountLink(state: FakeStripeState, params: Params): Answe
   }
   const id = params.account as string;
   if (!state.accounts.has(id)) return accountInvalid(id);
+  if (params.type !== "account_onboarding") {
+    return invalidParam("type", "the fake supports type=account_onboarding");
+  }
+  const linkId = fakeId("link");
+  const expiresAt = now() + 300;
+  state.accountLinks.set(linkId, {
+    account: id,
+    returnUrl: params.return_url as string,
+    refreshUrl: params.refresh_url as string,
+    expiresAt,
+    visited: false,
+  });
   const body = {
     object: "account_link",
     created: now(),
-    expires_at: now() + 300,
-    url: `${state.origin()}/setup/s/${id}/${fakeId("link")}`,
+    expires_at: expiresAt,
+    url: `${state.origin()}/setup/s/${id}/${linkId}`,
   };
   return { status: 200, body, store: true };
 }

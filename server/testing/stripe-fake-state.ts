@@ -1,4 +1,5 @@
 import Stripe from "stripe";
+import type { FakeAccountLink } from "./stripe-fake-onboarding";
 import {
   DECLINE_MESSAGES,
   declineCodeOf,
@@ -44,6 +45,8 @@ export const CANCELABLE = [
  */
 export class FakeStripeState {
   readonly accounts = new Map<string, FakeAccount>();
+  /** Account Links by id: what the hosted onboarding page (stripe-fake-onboarding.ts) serves */
+  readonly accountLinks = new Map<string, FakeAccountLink>();
   readonly objects = new Map<string, { scope: Scope; object: FakeObject }>();
   readonly events: FakeEvent[] = [];
   /** captures applied, in order: a retried request that replays adds nothing here */
@@ -131,6 +134,11 @@ export class FakeStripeState {
     const { scope, object } = this.require<FakeIntent>(intentId);
     if (object.status !== "requires_capture") throw new Error(`${intentId} is ${object.status}`);
     this.cancelIntent(scope, object, "automatic");
+  }
+
+  /** The owner finishes the hosted onboarding: Stripe has every detail and enables charges. */
+  completeOnboarding(id: string) {
+    this.updateAccount(id, { chargesEnabled: true, detailsSubmitted: true, requirementsDue: [] });
   }
 
   updateAccount(

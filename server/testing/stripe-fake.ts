@@ -20,20 +20,24 @@
  *   same key and parameters with `Idempotent-Replayed: true`; different parameters or another
  *   endpoint is 400 idempotency_error; a request while the first is still running is 409;
  *   refusals before execution (authentication, missing parameters, 429) are not stored;
- * - Connect events for every change, signed with the SDK's own generateTestHeaderString.
+ * - Connect events for every change, signed with the SDK's own generateTestHeaderString;
+ * - Account Links' hosted onboarding for browsers (stripe-fake-onboarding.ts): single-use links
+ *   whose page finishes onboarding and sends the person to `return_url`, and a visited or
+ *   expired link sends them to `refresh_url`.
  *
  * What it does not: any other endpoint or parameter (price ids, customers, other payment
  * methods, 3-D Secure, tax, application fees), list endpoints, expansion other than
  * latest_charge, minimum capture amounts, the charge-level fields Stripe sets when a hold is
  * released or partially captured (the fake leaves amount_refunded to refunds alone), API
- * versions, and pagination. The hosted pages are not served: tests act as the customer with
- * completeCheckout. Decline reasons and messages are a small table (stripe-fake-objects.ts).
+ * versions, and pagination. The hosted checkout page is not served: tests act as the customer with
+ * completeCheckout. Onboarding asks for nothing: finishing it enables charges at once. Decline reasons and messages are a small table (stripe-fake-objects.ts).
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import Stripe from "stripe";
 import { fakeId, fingerprint, parseForm, type Answer, type Params } from "./stripe-fake-objects";
 import * as api from "./stripe-fake-api";
+import { ONBOARDING_PATH, serveOnboarding } from "./stripe-fake-onboarding";
 import { FakeStripeState, type FakeEvent } from "./stripe-fake-state";
 
 export type { CardOutcome, FakeEvent } from "./stripe-fake-state";
@@ -151,6 +155,10 @@ export async function startStripeFake(
     const params = parseForm(
       method === "GET" ? url.search.slice(1) : Buffer.concat(chunks).toString(),
     );
+    if (ONBOARDING_PATH.test(url.pathname)) {
+      serveOnboarding(state, state.accountLinks, req, res, url.pathname);
+      return;
+    }
     const account = header(req, "stripe-account");
     const key = header(req, "idempotency-key");
     const record: RecordedRequest = {
@@ -302,6 +310,7 @@ export async function startStripeFake(
     expireCheckout: state.expireCheckout.bind(state),
     expireAuthorization: state.expireAuthorization.bind(state),
     updateAccount: state.updateAccount.bind(state),
+    completeOnboarding: state.completeOnboarding.bind(state),
 
     /** the next `times` requests to `method path` meet `fault` (path: exact, or a pattern) */
     injectFault(method: "GET" | "POST", path: string | RegExp, fault: Fault, times = 1) {

@@ -7,6 +7,14 @@ export const EVENT_TYPES = {
   "bill.finalized": "billing:read",
   /** a bill's transaction ended; data.reason says why (`hold_limit`: the live cap stopped it) */
   "bill.charging_stopped": "billing:read",
+  /** payment state changes; data.payment is the payment as /v1 shows it */
+  "payment.authorized": "billing:read",
+  "payment.failed": "billing:read",
+  "payment.captured": "billing:read",
+  "payment.released": "billing:read",
+  "payment.refunded": "billing:read",
+  "payment.expired": "billing:read",
+  "payment.reconciliation_required": "billing:read",
   "display.delivery_changed": "stations:read",
   "webhook.test": "webhooks:read",
   "station.connected": "stations:read",

@@ -13,6 +13,8 @@ import { memberRoutes } from "./members";
 import { meRoutes } from "./me";
 import { metaRoutes } from "./meta";
 import { operationRoutes } from "./operations";
+import { paymentAccountRoutes } from "./payment-account";
+import { paymentRoutes } from "./payments";
 import { projectRoutes } from "./projects";
 import { stationRoutes } from "./stations";
 import { tariffRoutes } from "./tariffs";
@@ -36,6 +38,8 @@ export const resourceRoutes = [
   ...webhookRoutes,
   ...tariffRoutes,
   ...billRoutes,
+  ...paymentAccountRoutes,
+  ...paymentRoutes,
   ...chargingSessionRoutes,
   ...meRoutes,
   ...projectRoutes,

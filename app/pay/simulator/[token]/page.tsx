@@ -1,0 +1,104 @@
+import { notFound, redirect } from "next/navigation";
+import {
+  actOnSimulatorCheckout,
+  simulatorCheckoutView,
+  type SimulatorAction,
+} from "@/server/payments/simulator-page";
+
+export const dynamic = "force-dynamic";
+
+const ACTIONS: { action: SimulatorAction; label: string; hint: string; style: string }[] = [
+  {
+    action: "approve",
+    label: "Approve",
+    hint: "a card that succeeds: the amount is held",
+    style: "bg-teal-700 text-white hover:bg-teal-800",
+  },
+  {
+    action: "decline",
+    label: "Decline",
+    hint: "a card with insufficient funds: try again",
+    style:
+      "border border-slate-300 hover:bg-slate-100 dark:border-slate-700 dark:hover:bg-slate-800",
+  },
+  {
+    action: "abandon",
+    label: "Abandon",
+    hint: "leave without paying: the payment fails",
+    style:
+      "border border-slate-300 hover:bg-slate-100 dark:border-slate-700 dark:hover:bg-slate-800",
+  },
+];
+
+async function act(formData: FormData) {
+  "use server";
+  const field = (name: string) => {
+    const value = formData.get(name);
+    return typeof value === "string" ? value : "";
+  };
+  const token = field("token");
+  const action = field("action");
+  if (!ACTIONS.some((a) => a.action === action)) redirect(`/pay/simulator/${token}`);
+  const next = await actOnSimulatorCheckout(token, action as SimulatorAction);
+  redirect(next ?? `/pay/simulator/${token}`);
+}
+
+/** The built-in simulator's hosted checkout: what a processor's payment page is, minus the card. */
+export default async function SimulatorCheckoutPage({
+  params,
+}: {
+  params: Promise<{ token: string }>;
+}) {
+  const { token } = await params;
+  const view = await simulatorCheckoutView(token);
+  if (!view) notFound();
+  const amount = new Intl.NumberFormat("en-US", { style: "currency", currency: view.currency });
+  return (
+    <main className="mx-auto max-w-md px-4 py-12">
+      <p className="text-sm font-medium text-slate-600 dark:text-slate-400">
+        Payment simulator · no real card is charged
+      </p>
+      <h1 className="mt-1 text-2xl font-semibold tracking-tight">Pay {view.projectName}</h1>
+      <section className="mt-6 rounded-lg border border-slate-200 bg-white p-6 shadow-sm dark:border-slate-800 dark:bg-slate-900">
+        <p className="text-sm text-slate-600 dark:text-slate-400">{view.description}</p>
+        <p className="mt-2 text-4xl font-semibold" data-testid="amount">
+          {amount.format(view.amountMinor / 100)}
+        </p>
+        <p className="mt-1 text-sm text-slate-600 dark:text-slate-400">
+          held now, only the final bill is captured
+        </p>
+        {view.lastError && view.status === "open" && (
+          <p
+            role="alert"
+            className="mt-4 rounded-md bg-red-50 px-3 py-2 text-sm text-red-800 dark:bg-red-950 dark:text-red-200"
+          >
+            {view.lastError}
+          </p>
+        )}
+        {view.status === "open" ? (
+          <form action={act} className="mt-6 grid gap-3">
+            <input type="hidden" name="token" value={token} />
+            {ACTIONS.map((a) => (
+              <button
+                key={a.action}
+                type="submit"
+                name="action"
+                value={a.action}
+                className={`rounded-md px-4 py-2 text-left font-medium focus-visible:ring-2 focus-visible:ring-teal-600 focus-visible:outline-none ${a.style}`}
+              >
+                {a.label}
+                <span className="block text-sm font-normal opacity-80">{a.hint}</span>
+              </button>
+            ))}
+          </form>
+        ) : (
+          <p className="mt-6 font-medium" role="status">
+            {view.status === "complete"
+              ? "Payment authorized. You can close this page."
+              : "This checkout is closed."}
+          </p>
+        )}
+      </section>
+    </main>
+  );
+}

@@ -1,0 +1,197 @@
+/**
+ * Payments: (1) simulated bills created, authorized with the `simulator`, approved on its hosted
+ * checkout, finalized and captured, per second, through the real /v1 router in-process (routes,
+ * idempotency records, the journal and its jobs on the fast path, PostgreSQL); (2) p50/p99 of
+ * authorize and capture with `card` over the real `stripe` SDK against the local Stripe fake
+ * (server/testing/stripe-fake.ts), so the figures are our side plus a loopback HTTP round trip,
+ * not Stripe's own latency.
+ *
+ *   npx tsx bench/payments.ts   env BENCH_PAYMENTS (default 200), BENCH_CONCURRENCY (default 8)
+ *
+ * Writes bench/results/payments.json.
+ */
+import crypto from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { startEmbeddedDatabase } from "../server/db/embedded";
+import { applyMigrations } from "../server/db/migrate";
+
+const PAYMENTS = Number(process.env.BENCH_PAYMENTS ?? 200);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
+
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "cp-bench-payments-"));
+const database = await startEmbeddedDatabase({ dataDir });
+process.env.DATABASE_URL = database.url;
+process.env.SECRET_KEY = crypto.randomBytes(32).toString("base64");
+process.env.LOG_LEVEL = "error";
+await applyMigrations(database.url);
+const { db, closeDb } = await import("../server/db");
+const { createApiKey } = await import("../server/keys/create-api-key");
+const { handleV1 } = await import("../server/http/routes");
+const { simulatorProcessor, usePaymentProcessors } = await import("../server/payments/processors");
+const { createStripeProcessor } = await import("../server/payments/processors/stripe");
+const { startStripeFake } = await import("../server/testing/stripe-fake");
+
+const round = (ms: number) => Math.round(ms * 100) / 100;
+const quantile = (sorted: number[], q: number) =>
+  round(sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? NaN);
+const summary = (times: number[]) => {
+  const sorted = [...times].sort((a, b) => a - b);
+  return { p50_ms: quantile(sorted, 0.5), p99_ms: quantile(sorted, 0.99) };
+};
+
+let keyCounter = 0;
+async function v1(key: string, method: string, url: string, body?: unknown) {
+  const headers: Record<string, string> = { authorization: `Bearer ${key}` };
+  if (body !== undefined) headers["content-type"] = "application/json";
+  if (method === "POST") headers["idempotency-key"] = `bench-${Date.now()}-${++keyCounter}`;
+  const t0 = performance.now();
+  const res = await handleV1(
+    new Request(`http://localhost:3000${url}`, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    }),
+  );
+  const json = (await res.json()) as Record<string, unknown>;
+  const ms = performance.now() - t0;
+  if (res.status >= 300) throw new Error(`${method} ${url}: ${res.status} ${JSON.stringify(json)}`);
+  return { json, ms };
+}
+
+const fake = await startStripeFake();
+try {
+  usePaymentProcessors({
+    card: createStripeProcessor({
+      secretKey: fake.secretKey,
+      connectWebhookSecret: fake.webhookSecret,
+      apiUrl: fake.url,
+      timeoutMs: 10_000,
+    }),
+  });
+  const owner = await db().user.create({ data: { email: "bench@example.com" } });
+  const team = await db().team.create({
+    data: { name: "Bench", members: { create: { userId: owner.id, role: "owner" } } },
+  });
+  const tenant = await db().tenant.create({ data: { teamId: team.id, name: "Payments" } });
+  const { secret: key, id: keyId } = await createApiKey({
+    tenantId: tenant.id,
+    ownerUserId: owner.id,
+    scopes: ["stations:write", "stations:read", "billing:write", "billing:read"],
+  });
+  await db().apiKey.update({ where: { id: keyId }, data: { rateLimitPerMinute: 100_000 } });
+  const account = await createStripeProcessor({
+    secretKey: fake.secretKey,
+    connectWebhookSecret: null,
+    apiUrl: fake.url,
+  }).createAccount({ idempotencyKey: "bench-account", country: "US" });
+  fake.updateAccount(account.accountRef, { chargesEnabled: true, detailsSubmitted: true });
+  await db().paymentAccount.create({
+    data: {
+      tenantId: tenant.id,
+      accountRef: account.accountRef,
+      status: "active",
+      chargesEnabled: true,
+    },
+  });
+  const t = `/v1/tenants/${tenant.id}`;
+  const location = await v1(key, "POST", `${t}/locations`, {
+    name: "Bench",
+    address: { street: "1 Bench St", city: "Austin", country: "US" },
+    coordinates: { latitude: 30, longitude: -97 },
+    time_zone: "America/Chicago",
+  });
+  const station = (
+    await v1(key, "POST", `${t}/stations`, {
+      name: `BENCH-PAY-${Date.now()}`,
+      location_id: location.json.id,
+      connector_count: 1,
+    })
+  ).json as { id: number; connectors: { id: number }[] };
+  const tariff = (await v1(key, "POST", `${t}/tariffs`, { rate_minor_per_kwh: 35 })).json;
+
+  const timings = { authorize: [] as number[], capture: [] as number[] };
+  let next = 0;
+  let until = 0;
+  const oneBill = async (service: "simulator" | "card") => {
+    const bill = await v1(key, "POST", `${t}/bills`, {
+      station_id: station.id,
+      connector_id: station.connectors[0]!.id,
+      tariff_id: tariff.id,
+      source: "simulated",
+    });
+    const billId = String(bill.json.id);
+    const payment = await v1(key, "POST", `${t}/payments`, { bill_id: billId, service });
+    timings.authorize.push(payment.ms);
+    const paymentId = String(payment.json.id);
+    if (service === "simulator") {
+      const url = (payment.json.next_action as { url: string }).url;
+      await simulatorProcessor().approveCheckout(url.split("/").pop()!);
+    } else {
+      const row = await db().payment.findUniqueOrThrow({ where: { id: paymentId } });
+      fake.completeCheckout(row.processorCheckoutRef!, "success");
+    }
+    const read = await v1(key, "GET", `${t}/payments/${paymentId}`);
+    if (read.json.status !== "authorized")
+      throw new Error(`not authorized: ${String(read.json.status)}`);
+    await v1(key, "POST", `${t}/bills/${billId}/finalize`, { energy_wh: 1000 + next });
+    const captured = await v1(key, "POST", `${t}/payments/${paymentId}/capture`);
+    if (captured.json.status !== "captured")
+      throw new Error(`not captured: ${String(captured.json.status)}`);
+    timings.capture.push(captured.ms);
+  };
+  const run = async (service: "simulator" | "card", count: number) => {
+    [next, until] = [0, 2 * CONCURRENCY]; // warm-up
+    const worker = async () => {
+      while (next < until) {
+        next += 1;
+        await oneBill(service);
+      }
+    };
+    await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+    [timings.authorize, timings.capture, next, until] = [[], [], 0, count];
+    const t0 = performance.now();
+    await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+    const seconds = (performance.now() - t0) / 1000;
+    return {
+      bills: count,
+      concurrency: CONCURRENCY,
+      seconds: round(seconds),
+      bills_captured_per_second: round(count / seconds),
+      authorize: summary(timings.authorize),
+      capture: summary(timings.capture),
+    };
+  };
+  const simulator = await run("simulator", PAYMENTS);
+  console.log(
+    `simulator: ${simulator.bills_captured_per_second} bills/s created, authorized, approved, finalized and captured; ` +
+      `authorize p50 ${simulator.authorize.p50_ms} ms p99 ${simulator.authorize.p99_ms} ms; ` +
+      `capture p50 ${simulator.capture.p50_ms} ms p99 ${simulator.capture.p99_ms} ms`,
+  );
+  const card = await run("card", Math.max(CONCURRENCY, Math.floor(PAYMENTS / 2)));
+  console.log(
+    `card over the local Stripe fake: ${card.bills_captured_per_second} bills/s; ` +
+      `authorize p50 ${card.authorize.p50_ms} ms p99 ${card.authorize.p99_ms} ms; ` +
+      `capture p50 ${card.capture.p50_ms} ms p99 ${card.capture.p99_ms} ms`,
+  );
+  const report = {
+    benchmark:
+      "payments: simulated bills created, authorized, finalized and captured per second; authorize and capture latency",
+    measured_at: new Date().toISOString(),
+    node: process.version,
+    cpu: os.cpus()[0]?.model ?? "unknown",
+    load_average: os.loadavg().map((l) => round(l)),
+    note: "each bill: create, authorize (the journal's job on the fast path), approve at the processor, GET (reconciling read), finalize, capture; in-process /v1 router",
+    simulator,
+    card_over_local_fake: card,
+  };
+  const out = path.join(import.meta.dirname, "results", "payments.json");
+  fs.mkdirSync(path.dirname(out), { recursive: true });
+  fs.writeFileSync(out, `${JSON.stringify(report, null, 2)}\n`);
+} finally {
+  await fake.close();
+  await closeDb();
+  await database.stop();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+}

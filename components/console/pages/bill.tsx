@@ -1,0 +1,174 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import type { V1 } from "../hooks";
+import { useTRPC } from "../trpc";
+import { Badge, Card, PageHeader, QueryState, Table, isRecord, td, when } from "../ui";
+import { usd } from "./bills";
+
+type Bill = V1["getBill"];
+
+const DIMENSIONS: Record<string, string> = {
+  energy: "Energy",
+  time: "Charging time",
+  parking_time: "Idle time",
+  flat: "Session fee",
+  reservation: "Reservation",
+  reservation_fee: "Reservation fee",
+};
+
+export function BillPage({ tenantId, billId }: { tenantId: number; billId: string }) {
+  const trpc = useTRPC();
+  const bill = useQuery(
+    trpc.v1.getBill.queryOptions(
+      { params: { tenant_id: tenantId, bill_id: billId } },
+      { refetchInterval: (q) => (q.state.data?.status === "final" ? false : 5_000) },
+    ),
+  );
+  return (
+    <>
+      <PageHeader
+        title={`Bill ${billId}`}
+        description={
+          <Link href={`/console/t/${tenantId}/bills`} className="underline">
+            All bills
+          </Link>
+        }
+      />
+      <QueryState query={bill}>
+        {(b) => (
+          <>
+            <Facts tenantId={tenantId} bill={b} />
+            <Cost bill={b} />
+            <Payment bill={b} />
+          </>
+        )}
+      </QueryState>
+    </>
+  );
+}
+
+function Facts({ tenantId, bill }: { tenantId: number; bill: Bill }) {
+  const rows: [string, React.ReactNode][] = [
+    ["Status", <Badge key="s" value={bill.status} testId="bill-status" />],
+    ["Source", bill.source],
+    [
+      "Station",
+      <Link
+        key="st"
+        className="underline"
+        href={`/console/t/${tenantId}/stations/${bill.station_id}`}
+      >
+        {bill.station_id}
+      </Link>,
+    ],
+    ["Connector", bill.connector_id],
+    ["Tariff", `${bill.tariff_id} (version ${bill.tariff_version}, ${bill.billing_version})`],
+    ["Hold", usd(bill.hold_minor)],
+    ["Transaction", bill.transaction_id ?? "—"],
+    ["Stop reason", bill.stop_reason ?? "—"],
+    ["Running cost", bill.running_cost_minor === null ? "—" : usd(bill.running_cost_minor)],
+    ["Created", when(bill.created_at)],
+    ["Finalized", bill.finalized_at ? when(bill.finalized_at) : "—"],
+  ];
+  return (
+    <Card title="Bill">
+      <dl className="grid max-w-xl grid-cols-[max-content_1fr] gap-x-4 gap-y-1 text-sm">
+        {rows.map(([label, value]) => (
+          <div key={label} className="contents">
+            <dt className="text-slate-500">{label}</dt>
+            <dd>{value}</dd>
+          </div>
+        ))}
+      </dl>
+    </Card>
+  );
+}
+
+/** The final amount, in the engine's words and in numbers: dimensions, adjustments, total. */
+function Cost({ bill }: { bill: Bill }) {
+  if (bill.total_minor === null) {
+    return (
+      <Card title="Cost">
+        <p className="text-sm">Not final yet: the amount is fixed when the bill is finalized.</p>
+      </Card>
+    );
+  }
+  const dimensions = isRecord(bill.cost_breakdown?.dimensions)
+    ? bill.cost_breakdown.dimensions
+    : {};
+  const lines = Object.entries(dimensions).flatMap(([name, cost]) =>
+    isRecord(cost) && typeof cost.excl_vat_minor === "number" && cost.excl_vat_minor !== 0
+      ? [[DIMENSIONS[name] ?? name, cost.excl_vat_minor] as const]
+      : [],
+  );
+  const a = bill.adjustments;
+  return (
+    <Card title="Cost" testId="bill-cost">
+      {bill.price_summary ? (
+        <p className="mb-3" data-testid="price-summary">
+          {bill.price_summary}
+        </p>
+      ) : null}
+      <Table head={["", "Amount"]}>
+        {bill.energy_kwh !== null ? (
+          <tr>
+            <td className={td}>Energy delivered</td>
+            <td className={td}>{bill.energy_kwh} kWh</td>
+          </tr>
+        ) : null}
+        {lines.map(([label, minor]) => (
+          <tr key={label}>
+            <td className={td}>{label} (excl. VAT)</td>
+            <td className={td}>{usd(minor)}</td>
+          </tr>
+        ))}
+        <tr>
+          <td className={td}>Priced total incl. VAT</td>
+          <td className={td}>{bill.subtotal_minor === null ? "—" : usd(bill.subtotal_minor)}</td>
+        </tr>
+        {a?.group_discount ? (
+          <tr>
+            <td className={td}>Group discount “{a.group_discount.reference}”</td>
+            <td className={td}>−{usd(a.group_discount.discount_minor)}</td>
+          </tr>
+        ) : null}
+        {a?.merchant_validation ? (
+          <tr>
+            <td className={td}>Merchant validation “{a.merchant_validation.reference}”</td>
+            <td className={td}>−{usd(a.merchant_validation.discount_minor)}</td>
+          </tr>
+        ) : null}
+        {a?.cost_cap && a.cost_cap.reduction_minor > 0 ? (
+          <tr>
+            <td className={td}>Session cost cap {usd(a.cost_cap.cap_minor)}</td>
+            <td className={td}>−{usd(a.cost_cap.reduction_minor)}</td>
+          </tr>
+        ) : null}
+        <tr className="font-semibold">
+          <td className={td}>Final amount</td>
+          <td className={td} data-testid="bill-total">
+            {usd(bill.total_minor)}
+          </td>
+        </tr>
+      </Table>
+    </Card>
+  );
+}
+
+/** The bill's payment as /v1 answers it; payment actions are not part of this page yet. */
+function Payment({ bill }: { bill: Bill }) {
+  return (
+    <Card title="Payment" testId="bill-payment">
+      {bill.payment ? (
+        <p className="flex items-center gap-2 text-sm">
+          <code>{bill.payment.id}</code> {bill.payment.service}
+          <Badge value={bill.payment.status} />
+        </p>
+      ) : (
+        <p className="text-sm">No payment for this bill yet.</p>
+      )}
+    </Card>
+  );
+}

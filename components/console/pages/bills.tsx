@@ -1,0 +1,159 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { useState } from "react";
+import type { V1 } from "../hooks";
+import { useTRPC } from "../trpc";
+import {
+  Badge,
+  Button,
+  Empty,
+  PageHeader,
+  QueryState,
+  SelectField,
+  Table,
+  TextField,
+  oneOf,
+  td,
+  when,
+} from "../ui";
+
+const STATUSES = ["", "open", "starting", "start_unknown", "charging", "ended", "final"] as const;
+const SOURCES = ["", "csms", "simulated"] as const;
+
+/** "$4.32" from US cents. */
+export const usd = (minor: number) =>
+  `${minor < 0 ? "-" : ""}$${(Math.abs(minor) / 100).toFixed(2)}`;
+
+export function BillsPage({ tenantId }: { tenantId: number }) {
+  const trpc = useTRPC();
+  const [cursors, setCursors] = useState<string[]>([]);
+  const [status, setStatus] = useState<(typeof STATUSES)[number]>("");
+  const [source, setSource] = useState<(typeof SOURCES)[number]>("");
+  const [station, setStation] = useState("");
+  const stationId = /^[1-9][0-9]{0,9}$/.test(station) ? Number(station) : undefined;
+  const after = cursors[cursors.length - 1];
+  const bills = useQuery(
+    trpc.v1.listBills.queryOptions(
+      {
+        params: { tenant_id: tenantId },
+        query: {
+          limit: 25,
+          ...(after ? { after } : {}),
+          ...(status ? { status } : {}),
+          ...(source ? { source } : {}),
+          ...(stationId ? { station_id: stationId } : {}),
+        },
+      },
+      { refetchInterval: 5_000 },
+    ),
+  );
+  const restart = () => setCursors([]);
+  return (
+    <>
+      <PageHeader
+        title="Bills"
+        description="What each charging session costs: the hold fixed at creation, the final amount once finalized. Newest first."
+      />
+      <div className="mb-4 grid max-w-3xl gap-3 sm:grid-cols-3">
+        <SelectField
+          label="Status"
+          value={status}
+          onChange={(e) => {
+            setStatus(oneOf(STATUSES, e.target.value, ""));
+            restart();
+          }}
+        >
+          {STATUSES.map((s) => (
+            <option key={s} value={s}>
+              {s === "" ? "All" : s}
+            </option>
+          ))}
+        </SelectField>
+        <SelectField
+          label="Source"
+          value={source}
+          onChange={(e) => {
+            setSource(oneOf(SOURCES, e.target.value, ""));
+            restart();
+          }}
+        >
+          <option value="">All</option>
+          <option value="csms">Charger (csms)</option>
+          <option value="simulated">Simulated</option>
+        </SelectField>
+        <TextField
+          label="Station ID"
+          inputMode="numeric"
+          value={station}
+          onChange={(e) => {
+            setStation(e.target.value.trim());
+            restart();
+          }}
+        />
+      </div>
+      <QueryState
+        query={bills}
+        isEmpty={(d) => d.data.length === 0}
+        empty={<Empty title="No bills" />}
+      >
+        {(d) => (
+          <>
+            <BillRows tenantId={tenantId} rows={d.data} />
+            <div className="mt-3 flex gap-2">
+              <Button
+                disabled={cursors.length === 0}
+                onClick={() => setCursors(cursors.slice(0, -1))}
+              >
+                Previous
+              </Button>
+              <Button
+                disabled={!d.has_more || d.next_cursor === null}
+                onClick={() => d.next_cursor && setCursors([...cursors, d.next_cursor])}
+              >
+                Next
+              </Button>
+            </div>
+          </>
+        )}
+      </QueryState>
+    </>
+  );
+}
+
+function BillRows({ tenantId, rows }: { tenantId: number; rows: V1["listBills"]["data"] }) {
+  return (
+    <Table head={["Bill", "Status", "Source", "Station", "Amount", "Payment", "Created"]}>
+      {rows.map((b) => (
+        <tr key={b.id} data-testid="bill-row">
+          <td className={td}>
+            <Link
+              href={`/console/t/${tenantId}/bills/${b.id}`}
+              className="text-teal-800 underline dark:text-teal-300"
+            >
+              <code>{b.id}</code>
+            </Link>
+          </td>
+          <td className={td}>
+            <Badge value={b.status} />
+          </td>
+          <td className={td}>{b.source}</td>
+          <td className={td}>
+            <Link
+              href={`/console/t/${tenantId}/stations/${b.station_id}`}
+              className="text-teal-800 underline dark:text-teal-300"
+            >
+              {b.station_id}
+            </Link>
+          </td>
+          <td className={td} data-testid="bill-amount">
+            {b.total_minor !== null ? usd(b.total_minor) : `hold ${usd(b.hold_minor)}`}
+          </td>
+          <td className={td}>{b.payment ? b.payment.status : "—"}</td>
+          <td className={td}>{when(b.created_at)}</td>
+        </tr>
+      ))}
+    </Table>
+  );
+}

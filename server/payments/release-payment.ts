@@ -1,0 +1,26 @@
+import { db as defaultDb } from "../db";
+import { requireHoldUnused } from "../bills/settlement";
+import { notFound } from "../errors";
+import { begin, requireAuthorized, type PaymentChangeOptions } from "./capture-payment";
+import { lockPayment } from "./lock-payment";
+import { presentPayment } from "./present-payment";
+
+/**
+ * Frees an unused hold (spec section 4, rule 7). It never stops a charger: while the hold may
+ * still be owed (a start dispatching, a session charging or ended and not final, a final bill
+ * with an amount) it is 409 `hold_in_use`. A release in flight or done answers the payment as it is.
+ */
+export async function releasePayment({
+  tenantId,
+  paymentId,
+  db = defaultDb(),
+}: PaymentChangeOptions) {
+  const locked = await lockPayment(db, { tenantId, paymentId });
+  if (!locked) throw notFound("payment");
+  const { bill, payment } = locked;
+  if (payment.status === "releasing" || payment.status === "released")
+    return presentPayment(payment);
+  requireAuthorized(payment);
+  await requireHoldUnused(db, bill);
+  return begin(db, payment, "release", "releasing", payment.amountMinor);
+}

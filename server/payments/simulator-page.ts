@@ -1,0 +1,75 @@
+import { db as defaultDb, type Db } from "../db";
+import { inTransaction } from "../db/retry";
+import { runJobNow } from "../jobs/run-now";
+import { log } from "../log";
+import { enqueueProcessorEvent, processorEventJob } from "./processor-event-job";
+import { simulatorProcessor } from "./processors";
+import type { SimulatedDecline } from "./processors/simulator-checkout";
+import { isProcessorError } from "./processors/types";
+
+export type SimulatorCheckoutView = {
+  projectName: string;
+  amountMinor: number;
+  currency: string;
+  description: string;
+  status: "open" | "complete" | "expired";
+  lastError: string | null;
+};
+
+/** What the simulator's hosted page shows for a checkout token; null for an unknown one. */
+export async function simulatorCheckoutView(
+  token: string,
+  db: Db = defaultDb(),
+): Promise<SimulatorCheckoutView | null> {
+  const page = await simulatorProcessor().checkoutPage(token);
+  if (!page) return null;
+  const tenant = await db.tenant.findUnique({ where: { id: page.tenantId } });
+  return {
+    projectName: tenant?.name ?? "Charge Cloud",
+    amountMinor: page.amountMinor,
+    currency: page.currency.toUpperCase(),
+    description: page.description,
+    status: page.status,
+    lastError: page.lastError?.message ?? null,
+  };
+}
+
+export type SimulatorAction = "approve" | "decline" | "abandon";
+
+/**
+ * The payer's action on the simulator's page, like a processor's test card: approve, decline
+ * (insufficient funds) or abandon. Then the simulator's "webhook": the same processor-event job
+ * Stripe's events run, which reads the intent and moves the payment (never the page's word).
+ * Returns where the payer goes next (the payment's return URL), or null to show the page again.
+ */
+export async function actOnSimulatorCheckout(
+  token: string,
+  action: SimulatorAction,
+  db: Db = defaultDb(),
+): Promise<string | null> {
+  const simulator = simulatorProcessor();
+  let result;
+  try {
+    result =
+      action === "approve"
+        ? await simulator.approveCheckout(token)
+        : action === "decline"
+          ? await simulator.declineCheckout(token, "insufficient_funds" satisfies SimulatedDecline)
+          : await simulator.abandonCheckout(token);
+  } catch (error) {
+    if (isProcessorError(error) && error.kind !== "uncertain") return null;
+    throw error;
+  }
+  const ref = result.page.checkoutRef;
+  const jobId = await inTransaction(db, (tx) =>
+    enqueueProcessorEvent(
+      tx,
+      { service: "simulator", account: null, checkout_ref: ref, intent_ref: ref, event_id: null },
+      `simulator:${ref}:${action}:${Date.now()}`,
+    ),
+  );
+  await runJobNow({ db, definitions: [processorEventJob], jobId }).catch((error: unknown) =>
+    log.warn("simulator event fast path failed", { checkout_ref: ref, error }),
+  );
+  return result.redirectUrl;
+}
