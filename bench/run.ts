@@ -28,6 +28,10 @@ const BENCHMARKS: Record<string, { what: string; run: string }> = {
     what: "webhook deliveries per second with 1 and 2 workers, and latency",
     run: "BENCH_DELIVERIES=2000 npm run bench -- webhooks",
   },
+  jobs: {
+    what: "no-op jobs claimed and completed per second with 1 and 2 runners, and latency",
+    run: "BENCH_JOBS=20000 npm run bench -- jobs",
+  },
 };
 
 const dir = import.meta.dirname;
