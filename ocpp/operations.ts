@@ -53,7 +53,8 @@ export async function runOperations(options: OperationRunnerOptions) {
     }
   }
 
-  // Concurrently, as notifications arrive: each is a different operation, claimed before it is sent.
+  // All at once, as their notifications would have come: each is claimed before it is sent, and
+  // ocpp-rpc still sends one call at a time on a socket (callConcurrency 1).
   async function redispatch() {
     const missed = await unclaimedOperationIds({ db, stationIds: options.localStationIds() });
     await Promise.all(missed.map((id) => dispatch(id)));
