@@ -57,7 +57,12 @@ export type Fault =
    * it, we never heard". The SDK itself retries a reset connection once with the same key, so a
    * lost answer the caller sees takes two of these.
    */
-  | { kind: "reset_after_apply" };
+  | { kind: "reset_after_apply" }
+  /**
+   * applied (or replayed) and stored, then no answer at all until the caller goes away (its
+   * process killed mid-wait, or its timeout): "Stripe did it, the caller died before hearing".
+   */
+  | { kind: "stall_after_apply" };
 
 export type RecordedRequest = {
   method: string;
@@ -65,7 +70,7 @@ export type RecordedRequest = {
   account: string | null;
   idempotencyKey: string | null;
   params: Params;
-  status: number | "reset";
+  status: number | "reset" | "stalled";
   replayed: boolean;
 };
 
@@ -221,8 +226,13 @@ export async function startStripeFake(
         },
       });
     }
-    // Whatever the fake answers from here on, a reset fault cuts the connection instead.
+    // Whatever the fake answers from here on, a reset fault cuts the connection instead, and a
+    // stall leaves it open and silent (closed by the caller, or by close()).
     const finish = (answer: { status: number; body: unknown }, replayed = false) => {
+      if (fault?.kind === "stall_after_apply") {
+        Object.assign(record, { status: "stalled", replayed });
+        return;
+      }
       if (fault?.kind !== "reset_after_apply") return send(answer, replayed);
       Object.assign(record, { status: "reset", replayed });
       res.socket?.destroy();
