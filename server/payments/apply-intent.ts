@@ -139,6 +139,12 @@ function decide(payment: PaymentRow, observed: Observed, now: Date): Change | nu
         passed: [],
       };
     }
+    case "requires_payment_method": {
+      if (open && checkoutExpired) return failed(payment);
+      // The payer's authentication failed: the checkout takes payment again, nothing to reconcile.
+      if (!open || payment.reconciliationReason !== INCOMPLETE_AUTHORIZATION) return null;
+      return { data: { needsReconciliation: false, reconciliationReason: null }, passed: [] };
+    }
     default:
       return open && checkoutExpired ? failed(payment) : null;
   }

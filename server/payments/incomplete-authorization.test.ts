@@ -215,7 +215,7 @@ describe("an incomplete simulator hold", () => {
     ]);
   });
 
-  it("through the page's action, the simulator's event flags it at once; an abandoned one fails and is no longer flagged", async () => {
+  it("through the page's action, the simulator's event flags it at once; a failed authentication or an abandon clears the flag", async () => {
     const p = await aPaymentsProject();
     const bill = await aBill(p.tenantId, p.key, { ...p.base, source: "simulated" });
     const created = await authorize(p, { bill_id: bill.id, service: "simulator" });
@@ -225,6 +225,16 @@ describe("an incomplete simulator hold", () => {
       status: "pending",
       reconciliationReason: "incomplete_authorization",
     });
+    // 3-D Secure fails: the payer may pay again on the same page, which is the next action.
+    expect(await actOnSimulatorCheckout(token, "decline")).toBeNull();
+    expect((await readPayment(p, created.body.id as string)).body).toMatchObject({
+      status: "pending",
+      next_action: { type: "redirect", url: created.body.next_action.url as string },
+      needs_reconciliation: false,
+      reconciliation_reason: null,
+    });
+    await actOnSimulatorCheckout(token, "unfinished");
+    expect((await stored(created.body.id as string)).needsReconciliation).toBe(true);
     await actOnSimulatorCheckout(token, "abandon");
     const failed = await readPayment(p, created.body.id as string);
     expect(failed.body).toMatchObject({
@@ -233,6 +243,7 @@ describe("an incomplete simulator hold", () => {
       needs_reconciliation: false,
     });
     expect(await eventTypes(p.tenantId)).toEqual([
+      "payment.reconciliation_required",
       "payment.reconciliation_required",
       "payment.failed",
     ]);
