@@ -134,4 +134,45 @@ describe("retention", () => {
       "evt_retention_unprocessed-ancient",
     ]);
   });
+
+  it("drops unfinished jobs stranded on the queue of a gateway that is not alive, and no others", async () => {
+    const longAgo = new Date(Date.now() - 60_000);
+    await db().gateway.createMany({
+      data: [
+        { id: "gw_alive", startedAt: new Date(), heartbeatAt: new Date() },
+        { id: "gw_stale", startedAt: longAgo, heartbeatAt: longAgo },
+        { id: "gw_stopped", startedAt: new Date(), heartbeatAt: new Date(), stoppedAt: new Date() },
+      ],
+    });
+    const jobs: [string, string, string][] = [
+      ["alive-queued", "gateway:gw_alive", "queued"],
+      ["stale-queued", "gateway:gw_stale", "queued"],
+      ["stale-running", "gateway:gw_stale", "running"],
+      ["stale-succeeded", "gateway:gw_stale", "succeeded"],
+      ["stopped-queued", "gateway:gw_stopped", "queued"],
+      ["gone-queued", "gateway:gw_gone", "queued"],
+      ["default-queued", "default", "queued"],
+    ];
+    await db().job.createMany({
+      data: jobs.map(([id, queue, status]) => ({
+        id: `stranded-test:${id}`,
+        name: "stranded-test",
+        queue,
+        payload: {},
+        status,
+        finishedAt: status === "succeeded" ? new Date() : null,
+      })),
+    });
+    const deleted = await applyRetention({ db: db(), batch: 2 });
+    expect(deleted).toMatchObject({ stranded_jobs: 4 });
+    const left = await db().job.findMany({
+      where: { name: "stranded-test" },
+      orderBy: { id: "asc" },
+    });
+    expect(left.map((j) => j.id.split(":")[1])).toEqual([
+      "alive-queued",
+      "default-queued",
+      "stale-succeeded",
+    ]);
+  });
 });

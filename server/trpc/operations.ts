@@ -31,6 +31,11 @@ export const v1Procedures = {
   listBills: read("listBills"),
   getBill: read("getBill"),
   getPaymentAccount: read("getPaymentAccount"),
+  listChargingSessions: read("listChargingSessions"),
+  getChargingSession: read("getChargingSession"),
+  listChargingSessionSettlementReports: read("listChargingSessionSettlementReports"),
+  listChargingSessionOperations: read("listChargingSessionOperations"),
+  listChargingSessionEvents: read("listChargingSessionEvents"),
 
   ensureWorkspace: change("ensureWorkspace"),
   createProject: change("createProject"),
@@ -58,6 +63,8 @@ export const v1Procedures = {
   connectPaymentAccount: change("connectPaymentAccount"),
   refreshPaymentAccount: change("refreshPaymentAccount"),
   disconnectPaymentAccount: change("disconnectPaymentAccount"),
+  stopChargingSession: change("stopChargingSession"),
+  cancelChargingSession: change("cancelChargingSession"),
 };
 
 export type ConsoleOperation = keyof typeof v1Procedures;
