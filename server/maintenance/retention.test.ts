@@ -106,6 +106,35 @@ describe("retention", () => {
     ]);
   });
 
+  it("drops processor events 30 days after they were processed; keeps unprocessed ones however old", async () => {
+    const now = new Date("2026-11-22T12:00:00Z");
+    const daysAgo = (d: number) => new Date(now.getTime() - d * 86_400_000);
+    const events: [string, Date | null][] = [
+      ["processed-old", daysAgo(30.01)],
+      ["processed-new", daysAgo(29.99)],
+      ["unprocessed-ancient", null],
+    ];
+    await db().processorEvent.createMany({
+      data: events.map(([id, processedAt]) => ({
+        id: `evt_retention_${id}`,
+        type: "payment_intent.succeeded",
+        account: "acct_retention",
+        receivedAt: daysAgo(400),
+        processedAt,
+      })),
+    });
+    const deleted = await applyRetention({ db: db(), now, batch: 1 });
+    expect(deleted.processor_events).toBe(1);
+    const left = await db().processorEvent.findMany({
+      where: { account: "acct_retention" },
+      orderBy: { id: "asc" },
+    });
+    expect(left.map((e) => e.id)).toEqual([
+      "evt_retention_processed-new",
+      "evt_retention_unprocessed-ancient",
+    ]);
+  });
+
   it("drops unfinished jobs stranded on the queue of a gateway that is not alive, and no others", async () => {
     const longAgo = new Date(Date.now() - 60_000);
     await db().gateway.createMany({
