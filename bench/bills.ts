@@ -10,59 +10,33 @@
  *
  * Writes bench/results/bills.json.
  */
-import crypto from "node:crypto";
-import fs from "node:fs";
 import os from "node:os";
-import path from "node:path";
-import { startEmbeddedDatabase } from "../server/db/embedded";
-import { applyMigrations } from "../server/db/migrate";
+import {
+  inProcessV1,
+  latency as summary,
+  machine,
+  round2 as round,
+  scratchDatabase,
+  writeResult,
+} from "./harness";
 import { complexTariffInput, daySession } from "./day-session";
 
 const BILLS = Number(process.env.BENCH_BILLS ?? 400);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
 const READINGS = Number(process.env.BENCH_READINGS ?? 60);
 
-const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "cp-bench-bills-"));
-const database = await startEmbeddedDatabase({ dataDir });
-process.env.DATABASE_URL = database.url;
-process.env.SECRET_KEY = crypto.randomBytes(32).toString("base64");
-await applyMigrations(database.url);
+const database = await scratchDatabase("bills");
 const { db, closeDb } = await import("../server/db");
 const { inTransaction } = await import("../server/db/retry");
 const { lockStation } = await import("../server/db/locks");
 const { createApiKey } = await import("../server/keys/create-api-key");
 const { handleV1 } = await import("../server/http/routes");
+const v1 = inProcessV1(handleV1);
 const { transactionUpdated } = await import("../server/charging/transaction-updated");
 const { billTariff, priceBillSession } = await import("../server/bills/price-bill");
 const { transactionSession } = await import("../server/bills/transaction-session");
 
-const round = (ms: number) => Math.round(ms * 100) / 100;
-const quantile = (sorted: number[], q: number) =>
-  round(sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? NaN);
-const summary = (times: number[]) => {
-  const sorted = [...times].sort((a, b) => a - b);
-  return { p50_ms: quantile(sorted, 0.5), p99_ms: quantile(sorted, 0.99) };
-};
-
-let keyCounter = 0;
-async function v1(key: string, method: string, url: string, body?: unknown) {
-  const headers: Record<string, string> = { authorization: `Bearer ${key}` };
-  if (body !== undefined) headers["content-type"] = "application/json";
-  if (method === "POST") headers["idempotency-key"] = `bench-${Date.now()}-${++keyCounter}`;
-  const t0 = performance.now();
-  const res = await handleV1(
-    new Request(`http://localhost:3000${url}`, {
-      method,
-      headers,
-      body: body === undefined ? undefined : JSON.stringify(body),
-    }),
-  );
-  const json = (await res.json()) as Record<string, unknown>;
-  const ms = performance.now() - t0;
-  if (res.status >= 300) throw new Error(`${method} ${url}: ${res.status} ${JSON.stringify(json)}`);
-  return { json, ms };
-}
-
+const loadAtStart = os.loadavg();
 try {
   const owner = await db().user.create({ data: { email: "bench@example.com" } });
   const team = await db().team.create({
@@ -245,17 +219,12 @@ try {
   const report = {
     benchmark: "bills: simulated bills per second; live pricing per MeterValues",
     measured_at: new Date().toISOString(),
-    node: process.version,
-    cpu: os.cpus()[0]?.model ?? "unknown",
-    load_average: os.loadavg().map((l) => round(l)),
+    machine: machine(loadAtStart),
     simulated,
     live_pricing: live,
   };
-  const out = path.join(import.meta.dirname, "results", "bills.json");
-  fs.mkdirSync(path.dirname(out), { recursive: true });
-  fs.writeFileSync(out, `${JSON.stringify(report, null, 2)}\n`);
+  writeResult("bills", report);
 } finally {
   await closeDb();
   await database.stop();
-  fs.rmSync(dataDir, { recursive: true, force: true });
 }

@@ -4,25 +4,15 @@
  * jobs enqueued one at a time. Run: `npx tsx bench/jobs.ts`. Writes bench/results/jobs.json.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import crypto from "node:crypto";
-import fs from "node:fs";
 import os from "node:os";
-import path from "node:path";
-import { startEmbeddedDatabase } from "../server/db/embedded";
-import { applyMigrations } from "../server/db/migrate";
+import { latency, machine, scratchDatabase, writeResult } from "./harness";
 
 const BACKLOG = Number(process.env.BENCH_JOBS ?? 20_000);
-const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "cp-bench-jobs-"));
-const database = await startEmbeddedDatabase({ dataDir });
-process.env.DATABASE_URL = database.url;
-process.env.SECRET_KEY = crypto.randomBytes(32).toString("base64");
-await applyMigrations(database.url);
+const database = await scratchDatabase("jobs");
 const { db, closeDb } = await import("../server/db");
 const { enqueue } = await import("../server/jobs/enqueue");
 const { noopJob } = await import("./job-definitions");
 
-const pct = (sorted: number[], p: number) =>
-  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 const succeeded = () => db().job.count({ where: { status: "succeeded" } });
 
 async function runners(count: number) {
@@ -88,31 +78,18 @@ try {
     await new Promise((r) => setTimeout(r, 20));
   }
   await stop();
-  latencies.sort((a, b) => a - b);
   const result = {
     benchmark: "jobs",
     date: new Date().toISOString(),
-    machine: {
-      cpus: os.cpus().length,
-      model: os.cpus()[0]?.model,
-      node: process.version,
-      load_average_1_5_15: {
-        start: loadAtStart.map((l) => Math.round(l * 100) / 100),
-        end: os.loadavg().map((l) => Math.round(l * 100) / 100),
-      },
-    },
+    machine: machine(loadAtStart),
     throughput,
     commit_to_completion_ms: {
       samples: latencies.length,
-      p50: pct(latencies, 50),
-      p99: pct(latencies, 99),
+      ...latency(latencies),
     },
   };
-  console.log(JSON.stringify(result, null, 2));
-  fs.mkdirSync("bench/results", { recursive: true });
-  fs.writeFileSync("bench/results/jobs.json", `${JSON.stringify(result, null, 2)}\n`);
+  writeResult("jobs", result);
 } finally {
   await closeDb();
   await database.stop();
-  fs.rmSync(dataDir, { recursive: true, force: true });
 }

@@ -12,11 +12,14 @@ import {
 } from "../server/charging/connections";
 import {
   GATEWAY_HEARTBEAT_MS,
+  gatewayQueue,
   recordGatewayHeartbeat,
   recordGatewayStopped,
   registerGateway,
 } from "../server/charging/gateways";
 import type { Prisma } from "../server/generated/prisma/client";
+import type { JobDefinition } from "../server/jobs/define-job";
+import { OPERATION_CALL_TIMEOUT_MS } from "../server/operations/operation-jobs";
 import { newId } from "../server/lib/ids";
 import { log } from "../server/log";
 import { dummyPasswordHash, verifyPassword } from "../server/lib/passwords";
@@ -47,6 +50,12 @@ export const MAX_FRAME_BYTES = 256 * 1024;
 
 export type Gateway = {
   id: string;
+  /**
+   * The jobs that need this gateway's sockets, on its own `queue`: the process's job runner must
+   * serve that queue with these definitions (besides the shared ones).
+   */
+  queue: string;
+  jobs: readonly JobDefinition[];
   connectionCount: () => number;
   handleUpgrade: (req: IncomingMessage, socket: Duplex, head: Buffer) => void;
   close: () => Promise<void>;
@@ -87,7 +96,7 @@ export type GatewayOptions = {
 export async function createGateway({
   db,
   databaseUrl,
-  callTimeoutMs = 30_000,
+  callTimeoutMs = OPERATION_CALL_TIMEOUT_MS,
   auth = {},
 }: GatewayOptions): Promise<Gateway> {
   const id = newId("gw");
@@ -331,6 +340,8 @@ export async function createGateway({
 
   return {
     id,
+    queue: gatewayQueue(id),
+    jobs: operations.jobs,
     connectionCount: () => clients.size,
     handleUpgrade: (req, socket, head) => {
       void server.handleUpgrade(req, socket as Socket, head);

@@ -1,12 +1,14 @@
 /**
  * The OCPP gateway process: charger websockets at /ocpp/<station name>, a health probe at /health,
- * and one job runner for every background job (server/background-jobs.ts). Run N copies against
- * one database: the jobs table shares the work among them.
+ * and one job runner for every background job (server/background-jobs.ts) and for the gateway's
+ * own jobs on its queue. Run N copies against one database: the jobs table shares the work among
+ * them.
  */
 import { BACKGROUND_JOBS } from "../server/background-jobs";
 import { closeDb, db } from "../server/db";
 import { applyMigrations } from "../server/db/migrate";
 import { envOrExit } from "../server/env";
+import { DEFAULT_QUEUE } from "../server/jobs/define-job";
 import { startJobRunner } from "../server/jobs/runner";
 import { log } from "../server/log";
 import { createGateway } from "./gateway";
@@ -28,7 +30,8 @@ async function main() {
   const jobs = await startJobRunner({
     db: db(),
     databaseUrl: config.databaseUrl,
-    definitions: BACKGROUND_JOBS,
+    definitions: [...BACKGROUND_JOBS, ...gateway.jobs],
+    queues: [DEFAULT_QUEUE, gateway.queue],
   });
   const tls = config.ocppTls ?? undefined;
   const server = createOcppServer({ gateway, db: db(), ...(tls ? { tls } : {}) });

@@ -1,11 +1,8 @@
 import pg from "pg";
 import type { Db } from "../server/db";
 import { dispatchOperation } from "../server/operations/dispatch-operation";
-import {
-  rejectUnreachableOperations,
-  unclaimedOperationIds,
-} from "../server/operations/reject-unreachable-operations";
-import { settleOrphanedOperations } from "../server/operations/settle-orphaned-operations";
+import { redispatchJob } from "../server/operations/operation-jobs";
+import { unclaimedOperationIds } from "../server/operations/reject-unreachable-operations";
 import { log } from "../server/log";
 import { chargerLink, type CallingClient } from "./charger-link";
 
@@ -24,9 +21,9 @@ export type OperationRunnerOptions = {
  * Sends operations to the chargers this gateway holds, whatever their kind. The API writes a
  * `dispatching` operation and NOTIFYs `operations`; every gateway hears it and the one holding the
  * station's socket dispatches it (`dispatchOperation`: claimed before it is sent, so exactly once;
- * an unconfirmed send becomes `unknown`, never resent). A sweep every second catches missed
- * notifications and runs the server's sweeps: `settleOrphanedOperations` (claimed, outcome lost)
- * and `rejectUnreachableOperations` (unclaimed, no live gateway holds the station).
+ * an unconfirmed send becomes `unknown`, never resent). A missed notification is caught by the
+ * operation sweep (a cron job, `server/operations/operation-jobs.ts`), which enqueues `jobs`, this
+ * gateway's re-dispatch job, on the gateway's own queue: the process's runner must serve it.
  */
 export async function runOperations(options: OperationRunnerOptions) {
   const { db, gatewayId } = options;
@@ -56,24 +53,16 @@ export async function runOperations(options: OperationRunnerOptions) {
     }
   }
 
-  async function sweep() {
-    await settleOrphanedOperations({ db, callTimeoutMs: options.callTimeoutMs });
-    await rejectUnreachableOperations({ db });
+  // All at once, as their notifications would have come: each is claimed before it is sent, and
+  // ocpp-rpc still sends one call at a time on a socket (callConcurrency 1).
+  async function redispatch() {
     const missed = await unclaimedOperationIds({ db, stationIds: options.localStationIds() });
-    for (const id of missed) await dispatch(id);
+    await Promise.all(missed.map((id) => dispatch(id)));
   }
 
-  let running = true;
-  const timer = setInterval(() => {
-    if (!running) return;
-    sweep().catch((error: unknown) => log.error("operations sweep failed", { error }));
-  }, 1_000);
-  timer.unref();
-
   return {
+    jobs: [redispatchJob({ gatewayId, redispatch, callTimeoutMs: options.callTimeoutMs })],
     stop: async () => {
-      running = false;
-      clearInterval(timer);
       await listener.end().catch(() => {});
     },
   };

@@ -3,19 +3,33 @@ import type { AddressInfo } from "node:net";
 import { RPCClient } from "ocpp-rpc";
 import WebSocket from "ws";
 import { db } from "../server/db";
+import { DEFAULT_QUEUE } from "../server/jobs/define-job";
+import { startJobRunner } from "../server/jobs/runner";
+import { operationSweepJob } from "../server/operations/operation-jobs";
 import { createGateway, type GatewayOptions } from "./gateway";
 import { createOcppServer, type TlsFiles } from "./http-server";
 import { strictModeValidators } from "./protocol/validators";
 
-/** A real gateway on a loopback port, against this test file's database. */
+/**
+ * A real gateway on a loopback port, against this test file's database, with the job runner its
+ * process would have for operations: the operation sweep (on `default`) and the gateway's own
+ * re-dispatch job (on its queue). Other background jobs are left to the tests that want them.
+ */
 export async function startTestGateway(
   options: { callTimeoutMs?: number; tls?: TlsFiles; auth?: GatewayOptions["auth"] } = {},
 ) {
+  const callTimeoutMs = options.callTimeoutMs ?? 1500;
   const gateway = await createGateway({
     db: db(),
     databaseUrl: process.env.DATABASE_URL!,
-    callTimeoutMs: options.callTimeoutMs ?? 1500,
+    callTimeoutMs,
     ...(options.auth ? { auth: options.auth } : {}),
+  });
+  const jobs = await startJobRunner({
+    db: db(),
+    databaseUrl: process.env.DATABASE_URL!,
+    definitions: [operationSweepJob({ callTimeoutMs }), ...gateway.jobs],
+    queues: [DEFAULT_QUEUE, gateway.queue],
   });
   const server = createOcppServer({
     gateway,
@@ -26,8 +40,10 @@ export async function startTestGateway(
   const port = (server.address() as AddressInfo).port;
   return {
     gateway,
+    jobs,
     url: `${options.tls ? "wss" : "ws"}://127.0.0.1:${port}/ocpp`,
     close: async () => {
+      await jobs.stop(1_000);
       await gateway.close();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },

@@ -1,16 +1,21 @@
 import type { JobDefinition } from "./jobs/define-job";
 import { releaseDeadGatewaysJob, retentionJob } from "./maintenance/maintenance-jobs";
+import { OPERATION_CALL_TIMEOUT_MS, operationSweepJob } from "./operations/operation-jobs";
 import { accountUpdatedJob } from "./payments/accounts/account-updated-job";
 import { paymentAttemptJob } from "./payments/payment-attempt-job";
 import { expireHoldsJob, flagUnknownPaymentsJob } from "./payments/payment-sweeps";
 import { processorEventJob } from "./payments/processor-event-job";
 import { deliverWebhook } from "./webhooks/deliver-webhook";
 
-/** Every job definition the product runs; the `ocpp` process starts one runner for them all. */
+/**
+ * Every job definition on the shared `default` queue; the `ocpp` process starts one runner for
+ * them and for its gateway's own jobs (`Gateway.jobs`, on the gateway's queue).
+ */
 export const BACKGROUND_JOBS: readonly JobDefinition[] = [
   deliverWebhook,
   retentionJob,
   releaseDeadGatewaysJob,
+  operationSweepJob({ callTimeoutMs: OPERATION_CALL_TIMEOUT_MS }),
   paymentAttemptJob,
   flagUnknownPaymentsJob,
   expireHoldsJob,

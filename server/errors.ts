@@ -80,6 +80,19 @@ export const ERROR_CODES = [
   "payment_account_not_ready",
   "bill_externally_settled",
   "payment_not_captured",
+  // external charging sessions and settlement reports
+  "connector_session_open",
+  "session_simulated",
+  "session_closed",
+  "session_start_reserved",
+  "session_stop_reserved",
+  "session_not_charging",
+  "session_not_final",
+  "settlement_outcome_final",
+  "settlement_report_conflict",
+  "settlement_capture_missing",
+  "capture_exceeds_bill",
+  "refund_exceeds_captures",
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

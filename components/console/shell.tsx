@@ -235,6 +235,7 @@ export function ConsoleShell({ children }: { children: ReactNode }) {
                 ["stations", "Stations"],
                 ["locations", "Locations"],
                 ["transactions", "Transactions"],
+                ["sessions", "Charging sessions"],
                 ["events", "Events"],
                 ["webhooks", "Webhooks"],
                 ["tariffs", "Tariffs"],

@@ -125,7 +125,12 @@ export const billSchema = z.object({
   billing_version: z.enum(["energy-v1", "elements-v1"]),
   currency: z.literal("USD"),
   status: z.enum(BILL_STATUSES),
-  settlement_owner: z.enum(["managed", "external"]),
+  settlement_owner: z
+    .enum(["managed", "external"])
+    .describe(
+      "`external`: an external charging session owns the settlement (managed payments refuse the bill)",
+    ),
+  session_id: z.string().nullable().describe("`external` bills: the charging session"),
   hold_minor: cents.describe("fixed at creation"),
   start_operation_id: z.string().nullable().describe("the latest `bill.start` operation"),
   transaction_id: z.number().int().nullable().describe("the matched transaction"),

@@ -12,6 +12,11 @@ export type CreateBillOptions = {
   /** who asked (a key or a person), kept on the bill */
   actorId: string;
   input: CreateBillInput;
+  /**
+   * An external session's bill (issue 14): settled by the application, so no payment of this
+   * service's ever funds it, and no live cap stops it (its hold is only the project's default).
+   */
+  external?: { sessionId: string };
   db?: DbTx;
 };
 
@@ -29,6 +34,7 @@ export async function createBill({
   tenantId,
   actorId,
   input,
+  external,
   db = defaultDb(),
 }: CreateBillOptions) {
   const station = await db.station.findFirst({
@@ -80,7 +86,7 @@ export async function createBill({
   if (input.hold_minor !== undefined && capHold !== undefined && input.hold_minor > capHold)
     throw refused("hold_minor", `must not exceed the tariff's session cost cap (${capHold})`);
   const holdMinor = input.hold_minor ?? Math.min(tenant.defaultHoldMinor, capHold ?? Infinity);
-  if (input.source === "csms" && holdMinor <= tenant.holdMarginMinor)
+  if (!external && input.source === "csms" && holdMinor <= tenant.holdMarginMinor)
     throw refused(
       "hold_minor",
       `must be more than the project's hold margin (${tenant.holdMarginMinor}), or the live cap stops the charger at once`,
@@ -99,6 +105,7 @@ export async function createBill({
       billingVersion: isComplex(snapshot) ? "elements-v1" : "energy-v1",
       holdMinor,
       chargingToken: newChargingToken(),
+      ...(external ? { settlementOwner: "external", sessionId: external.sessionId } : {}),
       createdBy: actorId,
     },
     include: billInclude,

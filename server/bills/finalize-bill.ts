@@ -4,6 +4,7 @@ import type { Transaction } from "../generated/prisma/client";
 import { appendBillEvent } from "./bill-events";
 import { DEFAULT_SIMULATED_SECONDS, type FinalizeBillInput } from "./bill-schema";
 import { asChargingToken } from "./charging-token";
+import { requireManagedSettlement } from "./external-settlement";
 import { lockBill } from "./lock-bill";
 import { billTariff, finalColumns, priceBillSession, pricedOr, quoteBill } from "./price-bill";
 import { billInclude, presentBill, type BillRow } from "./present-bill";
@@ -13,6 +14,8 @@ export type FinalizeBillOptions = {
   tenantId: number;
   billId: string;
   input: FinalizeBillInput;
+  /** set by an external session finalizing its own bill; otherwise such a bill is refused */
+  bySession?: boolean;
   db?: DbTx;
 };
 
@@ -21,7 +24,9 @@ export type FinalizeBillOptions = {
  * bills), once: the pricing engine on the bill's tariff version, then the group discount, the
  * merchant validation and the cost cap; `cost_breakdown` with `activity` on `elements-v1` bills;
  * `bill.finalized` in the same transaction. A final bill never changes: finalizing it again with
- * the same input answers it as it is, with another input 409 `bill_final`.
+ * the same input answers it as it is, with another input 409 `bill_final`. An external session's
+ * bill is finalized through its session only (else 409 `bill_externally_settled`); its
+ * `bill.finalized` carries `session_id`.
  *
  * - `csms`: `transaction_id` names the completed transaction carrying the bill's token on its
  *   station and connector (409 `transaction_mismatch`, with the reason), ended (409
@@ -35,10 +40,12 @@ export async function finalizeBill({
   tenantId,
   billId,
   input,
+  bySession = false,
   db = defaultDb(),
 }: FinalizeBillOptions) {
   const bill = await lockBill(db, { tenantId, billId });
   if (!bill) throw notFound("bill");
+  if (!bySession) requireManagedSettlement(bill);
   if (bill.status === "final") {
     if (sameInput(bill, input)) return presentBill(bill);
     throw new DomainError("bill_final", "The bill is final; its amount never changes.", {
@@ -81,7 +88,12 @@ export async function finalizeBill({
     data: { ...columns, status: "final", finalizedAt: new Date(), transactionId },
     include: billInclude,
   });
-  return appendBillEvent(db, "bill.finalized", final);
+  return appendBillEvent(
+    db,
+    "bill.finalized",
+    final,
+    final.sessionId ? { session_id: final.sessionId } : {},
+  );
 }
 
 function sameInput(bill: BillRow, input: FinalizeBillInput) {

@@ -26,6 +26,7 @@ type ChargingBill = {
   running_priced_at: Date | null;
   cost_updated_at: Date | null;
   hold_margin_minor: number;
+  settlement_owner: string;
 };
 
 /**
@@ -38,7 +39,8 @@ type ChargingBill = {
  * `hold_limit`. OCPP 2.0.1/2.1 chargers are sent the running cost (`bill.cost_update`), at most
  * once a minute. Runs in the charger message's transaction, which holds the station row, so the
  * bill row is locked at once (one query with the project's margin); a session the engine cannot
- * price yet (no start time on a time-dependent tariff) is skipped.
+ * price yet (no start time on a time-dependent tariff) is skipped. An external session's bill is
+ * priced the same way, and never stopped.
  */
 export async function billTransactionUpdated(
   tx: DbTx,
@@ -49,7 +51,7 @@ export async function billTransactionUpdated(
   const [bill] = await tx.$queryRaw<ChargingBill[]>`
     SELECT b.id, b.status, b.tenant_id, b.station_id, b.tariff_id, b.tariff_version,
            b.pricing_group, b.merchant_validation, b.hold_minor, b.stop_operation_id,
-           b.running_priced_at, b.cost_updated_at, t.hold_margin_minor
+           b.running_priced_at, b.cost_updated_at, t.hold_margin_minor, b.settlement_owner
     FROM bills b JOIN tenants t ON t.id = b.tenant_id
     WHERE b.transaction_id = ${transaction.id}
     FOR NO KEY UPDATE OF b`;
@@ -78,7 +80,14 @@ export async function billTransactionUpdated(
     stopReason?: string;
     costUpdatedAt?: Date;
   } = { runningCostMinor: running, runningPricedAt: readingAt };
-  if (running >= bill.hold_minor - bill.hold_margin_minor && bill.stop_operation_id === null) {
+  // An external session's bill has no hold here: no energy or hold cutoff (spec section 4,
+  // external sessions rule 8); it is priced live for its usage only.
+  const capped = bill.settlement_owner !== "external";
+  if (
+    capped &&
+    running >= bill.hold_minor - bill.hold_margin_minor &&
+    bill.stop_operation_id === null
+  ) {
     const stop = await createOperation({
       db: tx,
       tenantId: bill.tenant_id,

@@ -27,6 +27,7 @@ export function presentBill(bill: BillRow): BillResource {
     currency: "USD",
     status: bill.status as BillStatus,
     settlement_owner: bill.settlementOwner === "external" ? "external" : "managed",
+    session_id: bill.sessionId,
     hold_minor: bill.holdMinor,
     start_operation_id: bill.startOperationId,
     transaction_id: bill.transactionId,

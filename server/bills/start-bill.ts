@@ -2,6 +2,7 @@ import { issueToken } from "../charging/authorize-token";
 import { db as defaultDb, type DbTx } from "../db";
 import { DomainError, notFound } from "../errors";
 import { createOperation } from "../operations/create-operation";
+import { requireManagedSettlement } from "./external-settlement";
 import { requireFunding } from "./funding";
 import { lockBill } from "./lock-bill";
 
@@ -18,7 +19,7 @@ export type StartBillOptions = {
  * (`operations/kinds/bill-start.ts`) that hands the charger the bill's charging token, which the
  * service issues (valid under `known_tokens` too) and never shows. Needs an `open` bill (409
  * `bill_not_open`; a simulated one is 409 `bill_simulated`) whose card payment is authorized (409
- * `payment_not_authorized`). The bill is `starting` until the operation's outcome moves it; an
+ * `payment_not_authorized`); an external session's bill is 409 `bill_externally_settled`. The bill is `starting` until the operation's outcome moves it; an
  * offline station rejects the operation at once and the bill is `open` again.
  */
 export async function startBill({
@@ -29,6 +30,7 @@ export async function startBill({
 }: StartBillOptions) {
   const bill = await lockBill(db, { tenantId, billId });
   if (!bill) throw notFound("bill");
+  requireManagedSettlement(bill);
   if (bill.source === "simulated")
     throw new DomainError(
       "bill_simulated",

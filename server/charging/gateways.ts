@@ -14,6 +14,15 @@ export const GATEWAY_HEARTBEAT_MS = 5_000;
 /** A gateway whose heartbeat is older than this (three missed beats) is treated as gone. */
 export const GATEWAY_STALE_MS = 15_000;
 
+/**
+ * The job queue only this gateway's runner serves: jobs that need the sockets it holds. A gateway's
+ * id is new at every start, so once it is dead no runner serves its queue again.
+ */
+export const GATEWAY_QUEUE_PREFIX = "gateway:";
+export function gatewayQueue(gatewayId: string): string {
+  return `${GATEWAY_QUEUE_PREFIX}${gatewayId}`;
+}
+
 /** The liveness rule as SQL, for the gateways row named `alias` (false when the row is missing). */
 export function gatewayAlive(alias: string): Prisma.Sql {
   const g = Prisma.raw(alias);

@@ -1,4 +1,5 @@
 import { matchBill } from "../bills/match-bill";
+import { sessionTransactionSeen } from "../sessions/charger-hooks";
 import type { DbTx } from "../db";
 import type { Transaction } from "../generated/prisma/client";
 import type { ChargerContext } from "./connections";
@@ -25,8 +26,8 @@ export type TransactionStart = {
  * `UnknownConnector` (no transaction without its connector); only a 2.x transaction first seen
  * without `evse` has none.
  *
- * Hook point: what reacts to a new transaction (a bill whose token it carries: `matchBill`; later
- * external sessions) is called where it is created below, in the charger message's transaction,
+ * Hook point: what reacts to a new transaction (a bill whose token it carries: `matchBill`; then an
+ * external session's status, published at once: `sessionTransactionSeen`) is called where it is created below, in the charger message's transaction,
  * so it commits or fails with the start.
  */
 export async function transactionStarted(
@@ -75,5 +76,6 @@ export async function transactionStarted(
       });
   await refreshOccupiedStatus(tx, charger, transaction.connectorId, start.reportedAt);
   await matchBill(tx, charger, transaction);
+  await sessionTransactionSeen(tx, charger, transaction);
   return transaction;
 }

@@ -1,5 +1,6 @@
 import { billTransactionUpdated } from "../bills/live-cap";
 import { matchBill } from "../bills/match-bill";
+import { sessionTransactionSeen } from "../sessions/charger-hooks";
 import type { DbTx } from "../db";
 import type { ChargerContext } from "./connections";
 import { findTransaction, type TransactionRef } from "./find-transaction";
@@ -26,7 +27,8 @@ function newestReading(meterValues: OcppMeterValue[]): Date | null {
  * one entry point for both versions; the transaction is found by the version's reference. Returns
  * the transaction, or null when the message names none the service knows (nothing recorded).
  *
- * Hook point: a token learned late may match a bill (`matchBill`); the readings of a bill's
+ * Hook point: a token learned late may match a bill (`matchBill`) and move an external
+ * session (`sessionTransactionSeen`); the readings of a bill's
  * transaction price it live and may stop it before its hold runs out (`billTransactionUpdated`).
  */
 export async function transactionUpdated(
@@ -42,6 +44,7 @@ export async function transactionUpdated(
       data: { idToken: update.idToken },
     });
     await matchBill(tx, charger, transaction);
+    await sessionTransactionSeen(tx, charger, transaction);
   }
   if (update.meterValues.length)
     transaction = await recordMeterValues(tx, charger, transaction, update.meterValues);

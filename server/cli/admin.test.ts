@@ -87,7 +87,7 @@ describe("admin CLI", () => {
 
     const revoked = admin("revoke-key", boot.api_key.id);
     expect(JSON.parse(revoked.stdout)).toMatchObject({ id: boot.api_key.id, revoked: true });
-  }, 60_000);
+  }, 90_000);
 
   it("grants and removes platform roles and suspends people", () => {
     const boot = JSON.parse(
@@ -115,7 +115,7 @@ describe("admin CLI", () => {
       JSON.parse(admin("suspend-user", "--email", "staff@example.com", "--undo").stdout).suspended,
     ).toBe(false);
     expect(key).toMatch(/^key_/);
-  });
+  }, 90_000);
 
   it("answers bad arguments with a usage error (exit 2) and unknown things with exit 1, stdout empty", () => {
     for (const args of [
@@ -134,5 +134,5 @@ describe("admin CLI", () => {
     expect(missing.code).toBe(1);
     expect(missing.stdout).toBe("");
     expect(admin("create-key", "--tenant", "999999").code).toBe(1);
-  }, 60_000);
+  }, 90_000);
 });

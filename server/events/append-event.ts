@@ -30,7 +30,8 @@ export type AppendEventOptions = {
  *   1. the /v1 request's idempotency record (an idempotent route's first statement);
  *   2. the station row (`lockStation`, or the UPDATE that writes it), before any row of that
  *      station (connectors, EVSEs, transactions, faults, operations, charger messages, csms bills);
- *   3. a bill row, then its payment (`lockBill`: a csms bill after its station);
+ *   3. a bill row, then its payment or its external session (`lockBill`, `lockSession`: a csms
+ *      bill after its station);
  *   4. other rows of the change (operation, API key, webhook endpoint, tariff…) and advisory locks;
  *   5. the tenant's event counter, always last: this function takes it after the station row.
  *      After it a transaction writes only rows it creates or rows guarded by a lock it holds (its

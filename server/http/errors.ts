@@ -78,6 +78,19 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   payment_account_not_ready: 409,
   bill_externally_settled: 409,
   payment_not_captured: 409,
+  // external charging sessions
+  connector_session_open: 409,
+  session_simulated: 409,
+  session_closed: 409,
+  session_start_reserved: 409,
+  session_stop_reserved: 409,
+  session_not_charging: 409,
+  session_not_final: 409,
+  settlement_outcome_final: 409,
+  settlement_report_conflict: 409,
+  settlement_capture_missing: 409,
+  capture_exceeds_bill: 409,
+  refund_exceeds_captures: 409,
 };
 
 /** Every non-2xx /v1 answer: `{ error: { code, message, details } }` (the OpenAPI document's `Error`). */

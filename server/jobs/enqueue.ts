@@ -16,13 +16,20 @@ export type EnqueueOptions = {
 };
 
 /**
+ * What enqueuing needs of a definition. A definition whose handler exists only in one process (a
+ * gateway's, on its `gateway:<id>` queue, holding that process's sockets) is enqueued from any
+ * process through its target: the same id, payload schema and queue.
+ */
+export type JobTarget<P> = Pick<JobDefinition<P>, "id" | "payload" | "queue">;
+
+/**
  * Adds a job in `tx`: a plain INSERT, so it commits or rolls back with the caller's transaction
  * (a job exists exactly when the change that asked for it does). Runners of the job's queue are
  * woken by a NOTIFY that PostgreSQL delivers at commit, never before. Returns the job's id.
  */
 export async function enqueue<P>(
   tx: DbTx,
-  definition: JobDefinition<P>,
+  definition: JobTarget<P>,
   payload: P,
   options: EnqueueOptions = {},
 ): Promise<string> {

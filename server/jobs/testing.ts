@@ -7,6 +7,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import { z } from "zod";
 import type { Db } from "../db";
+import { paymentAttemptJob } from "../payments/payment-attempt-job";
 import { defineCronJob, defineJob } from "./define-job";
 
 export const JOB_RUNS_TABLE = `
@@ -88,13 +89,19 @@ export const CHILD_DEFINITIONS = {
   record: [recordingJob],
   block: [blockingJob],
   cron: [cronProbeJob],
+  /** the payments journal's calls, to the processors the environment configures */
+  payments: [paymentAttemptJob],
 };
 
 /**
  * Starts a job runner in a child process (a real one: it can be SIGKILLed) serving `kind`'s
- * definitions against DATABASE_URL; resolves with its runner id once it is running.
+ * definitions against DATABASE_URL (plus `env`, e.g. a processor's settings); resolves with its
+ * runner id once it is running.
  */
-export async function spawnRunner(kind: keyof typeof CHILD_DEFINITIONS) {
+export async function spawnRunner(
+  kind: keyof typeof CHILD_DEFINITIONS,
+  env: Record<string, string> = {},
+) {
   const child: ChildProcess = spawn(
     process.execPath,
     [
@@ -104,7 +111,7 @@ export async function spawnRunner(kind: keyof typeof CHILD_DEFINITIONS) {
       path.join(import.meta.dirname, "testing-runner.ts"),
       kind,
     ],
-    { env: process.env, stdio: ["ignore", "pipe", "inherit"] },
+    { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "inherit"] },
   );
   const runnerId = await new Promise<string>((resolve, reject) => {
     child.once("exit", (code) => reject(new Error(`runner exited (${code}) before it was ready`)));

@@ -16,7 +16,20 @@ export function randomBase62(length: number): string {
 /** String resource IDs: `<prefix>_<time-ordered part><random part>`. */
 export function newId(
   prefix:
-    "key" | "op" | "whk" | "evt" | "dlv" | "gw" | "inv" | "bill" | "pay" | "job" | "run" | "pat",
+    | "key"
+    | "op"
+    | "whk"
+    | "evt"
+    | "dlv"
+    | "gw"
+    | "inv"
+    | "bill"
+    | "pay"
+    | "job"
+    | "run"
+    | "cs"
+    | "srp"
+    | "pat",
 ): string {
   const time = Date.now().toString(36).padStart(9, "0");
   return `${prefix}_${time}${randomBase62(14)}`;

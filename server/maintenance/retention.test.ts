@@ -105,4 +105,74 @@ describe("retention", () => {
       "succeeded-new",
     ]);
   });
+
+  it("drops processor events 30 days after they were processed; keeps unprocessed ones however old", async () => {
+    const now = new Date("2026-11-22T12:00:00Z");
+    const daysAgo = (d: number) => new Date(now.getTime() - d * 86_400_000);
+    const events: [string, Date | null][] = [
+      ["processed-old", daysAgo(30.01)],
+      ["processed-new", daysAgo(29.99)],
+      ["unprocessed-ancient", null],
+    ];
+    await db().processorEvent.createMany({
+      data: events.map(([id, processedAt]) => ({
+        id: `evt_retention_${id}`,
+        type: "payment_intent.succeeded",
+        account: "acct_retention",
+        receivedAt: daysAgo(400),
+        processedAt,
+      })),
+    });
+    const deleted = await applyRetention({ db: db(), now, batch: 1 });
+    expect(deleted.processor_events).toBe(1);
+    const left = await db().processorEvent.findMany({
+      where: { account: "acct_retention" },
+      orderBy: { id: "asc" },
+    });
+    expect(left.map((e) => e.id)).toEqual([
+      "evt_retention_processed-new",
+      "evt_retention_unprocessed-ancient",
+    ]);
+  });
+
+  it("drops unfinished jobs stranded on the queue of a gateway that is not alive, and no others", async () => {
+    const longAgo = new Date(Date.now() - 60_000);
+    await db().gateway.createMany({
+      data: [
+        { id: "gw_alive", startedAt: new Date(), heartbeatAt: new Date() },
+        { id: "gw_stale", startedAt: longAgo, heartbeatAt: longAgo },
+        { id: "gw_stopped", startedAt: new Date(), heartbeatAt: new Date(), stoppedAt: new Date() },
+      ],
+    });
+    const jobs: [string, string, string][] = [
+      ["alive-queued", "gateway:gw_alive", "queued"],
+      ["stale-queued", "gateway:gw_stale", "queued"],
+      ["stale-running", "gateway:gw_stale", "running"],
+      ["stale-succeeded", "gateway:gw_stale", "succeeded"],
+      ["stopped-queued", "gateway:gw_stopped", "queued"],
+      ["gone-queued", "gateway:gw_gone", "queued"],
+      ["default-queued", "default", "queued"],
+    ];
+    await db().job.createMany({
+      data: jobs.map(([id, queue, status]) => ({
+        id: `stranded-test:${id}`,
+        name: "stranded-test",
+        queue,
+        payload: {},
+        status,
+        finishedAt: status === "succeeded" ? new Date() : null,
+      })),
+    });
+    const deleted = await applyRetention({ db: db(), batch: 2 });
+    expect(deleted).toMatchObject({ stranded_jobs: 4 });
+    const left = await db().job.findMany({
+      where: { name: "stranded-test" },
+      orderBy: { id: "asc" },
+    });
+    expect(left.map((j) => j.id.split(":")[1])).toEqual([
+      "alive-queued",
+      "default-queued",
+      "stale-succeeded",
+    ]);
+  });
 });

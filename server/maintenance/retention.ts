@@ -1,9 +1,15 @@
 import type { Db } from "../db";
+import { GATEWAY_QUEUE_PREFIX, gatewayAlive } from "../charging/gateways";
 
 /**
  * Spec section 8: meter samples in the log 7 days; cleared faults 90 days. Ours: dedup records
  * 24 h; finished jobs (server/jobs) a day when they succeeded, 30 days when they failed (a failure
- * is worth a look; a success only answers "did it run").
+ * is worth a look; a success only answers "did it run"); unfinished jobs only when they are
+ * stranded on the queue of a gateway that is no longer alive (no runner will ever serve it);
+ * processor events (Stripe webhook ids,
+ * kept to deduplicate redeliveries) 30 days after they were processed: Stripe retries a delivery
+ * for at most 3 days, so an older id can no longer come back. An event never processed stays: its
+ * job has not finished with it, and deleting the id would let a redelivery act as new.
  */
 export const RETENTION = {
   meterSampledEventsDays: 7,
@@ -12,6 +18,7 @@ export const RETENTION = {
   chargerMessagesHours: 24,
   succeededJobsDays: 1,
   failedJobsDays: 30,
+  processedProcessorEventsDays: 30,
 };
 
 const ago = (now: Date, ms: number) => new Date(now.getTime() - ms);
@@ -40,6 +47,8 @@ export async function applyRetention({
     rate_limit_windows: 0,
     succeeded_jobs: 0,
     failed_jobs: 0,
+    processor_events: 0,
+    stranded_jobs: 0,
   };
   const loop = async (run: () => Promise<number>) => {
     let total = 0;
@@ -73,7 +82,7 @@ export async function applyRetention({
     () =>
       db.$executeRaw`DELETE FROM rate_limit_windows WHERE api_key_id IN (SELECT api_key_id FROM rate_limit_windows WHERE window_start < ${ago(now, HOUR)} LIMIT ${batch})`,
   );
-  // Queued and running jobs are never removed, however old.
+  // Queued and running jobs are never removed for their age.
   deleted.succeeded_jobs = await loop(
     () =>
       db.$executeRaw`DELETE FROM jobs WHERE id IN (SELECT id FROM jobs WHERE status = 'succeeded' AND finished_at < ${ago(now, RETENTION.succeededJobsDays * DAY)} LIMIT ${batch})`,
@@ -81,6 +90,15 @@ export async function applyRetention({
   deleted.failed_jobs = await loop(
     () =>
       db.$executeRaw`DELETE FROM jobs WHERE id IN (SELECT id FROM jobs WHERE status = 'failed' AND finished_at < ${ago(now, RETENTION.failedJobsDays * DAY)} LIMIT ${batch})`,
+  );
+  deleted.processor_events = await loop(
+    () =>
+      db.$executeRaw`DELETE FROM processor_events WHERE id IN (SELECT id FROM processor_events WHERE processed_at < ${ago(now, RETENTION.processedProcessorEventsDays * DAY)} LIMIT ${batch})`,
+  );
+  // A gateway's queue dies with it (its id is new at every start), and its jobs need its sockets.
+  deleted.stranded_jobs = await loop(
+    () =>
+      db.$executeRaw`DELETE FROM jobs WHERE id IN (SELECT j.id FROM jobs j LEFT JOIN gateways g ON g.id = substr(j.queue, ${GATEWAY_QUEUE_PREFIX.length + 1}) WHERE j.status IN ('queued', 'running') AND starts_with(j.queue, ${GATEWAY_QUEUE_PREFIX}) AND NOT ${gatewayAlive("g")} LIMIT ${batch})`,
   );
   return deleted;
 }

@@ -76,7 +76,7 @@ function decide(payment: PaymentRow, observed: Observed, now: Date): Change | nu
   const intent = observed.intent;
   const checkoutExpired = observed.checkout?.status === "expired";
   const open = status === "pending";
-  if (!intent) return open && checkoutExpired ? failed() : null;
+  if (!intent) return open && checkoutExpired ? failed(payment) : null;
   switch (intent.status) {
     case "requires_capture": {
       if (!open) return null;
@@ -117,7 +117,7 @@ function decide(payment: PaymentRow, observed: Observed, now: Date): Change | nu
       return null;
     }
     case "canceled": {
-      if (open) return failed();
+      if (open) return failed(payment);
       if (status === "releasing")
         return { data: { status: "released", releasedAt: now }, passed: ["released"] };
       if (status === "authorized" || status === "capturing") {
@@ -127,12 +127,40 @@ function decide(payment: PaymentRow, observed: Observed, now: Date): Change | nu
       }
       return null;
     }
+    case "requires_action":
+    case "requires_confirmation":
+    case "processing": {
+      if (open && checkoutExpired) return failed(payment);
+      // The payer began to pay but nothing is held yet (3-D Secure unfinished, a payment still
+      // processing), even when the checkout says complete: it funds nothing until it is held.
+      if (!open || payment.reconciliationReason === INCOMPLETE_AUTHORIZATION) return null;
+      return {
+        data: { needsReconciliation: true, reconciliationReason: INCOMPLETE_AUTHORIZATION },
+        passed: [],
+      };
+    }
+    case "requires_payment_method": {
+      if (open && checkoutExpired) return failed(payment);
+      // The payer's authentication failed: the checkout takes payment again, nothing to reconcile.
+      if (!open || payment.reconciliationReason !== INCOMPLETE_AUTHORIZATION) return null;
+      return { data: { needsReconciliation: false, reconciliationReason: null }, passed: [] };
+    }
     default:
-      return open && checkoutExpired ? failed() : null;
+      return open && checkoutExpired ? failed(payment) : null;
   }
 }
 
-const failed = (): Change => ({ data: { status: "failed" }, passed: ["failed"] });
+/** A failed payment has nothing left to reconcile of an incomplete authorization. */
+const failed = (payment: PaymentRow): Change => ({
+  data: {
+    status: "failed",
+    ...(payment.reconciliationReason === INCOMPLETE_AUTHORIZATION && {
+      needsReconciliation: false,
+      reconciliationReason: null,
+    }),
+  },
+  passed: ["failed"],
+});
 const refunded = (amount: number, now: Date) => ({
   status: "refunded",
   refundedMinor: amount,

@@ -1,5 +1,6 @@
 import { db as defaultDb, type DbTx } from "../db";
 import { HOLD_MAX_MINOR, HOLD_MIN_MINOR } from "../bills/holds";
+import { requireManagedSettlement } from "../bills/external-settlement";
 import { lockBill } from "../bills/lock-bill";
 import { DomainError, fieldError } from "../errors";
 import { newId } from "../lib/ids";
@@ -36,12 +37,8 @@ export async function authorizePayment({
     throw fieldError("validation_failed", "No such bill in this project.", [
       { field: "bill_id", message: "no such bill in this project" },
     ]);
-  if (bill.settlementOwner === "external")
-    throw new DomainError(
-      "bill_externally_settled",
-      "This bill is settled outside the service; it takes no payment here.",
-      { bill_id: bill.id },
-    );
+  // An external session's bill never has a payment, so capture, release and refund need no check.
+  requireManagedSettlement(bill);
   if (bill.payment)
     throw new DomainError("payment_exists", "This bill already has its payment.", {
       bill_id: bill.id,

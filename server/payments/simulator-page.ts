@@ -14,6 +14,8 @@ export type SimulatorCheckoutView = {
   description: string;
   status: "open" | "complete" | "expired";
   lastError: string | null;
+  /** 3-D Secure was left unfinished: nothing is held, approving finishes it */
+  awaitingAuthentication: boolean;
 };
 
 /** What the simulator's hosted page shows for a checkout token; null for an unknown one. */
@@ -31,14 +33,16 @@ export async function simulatorCheckoutView(
     description: page.description,
     status: page.status,
     lastError: page.lastError?.message ?? null,
+    awaitingAuthentication: page.awaitingAuthentication,
   };
 }
 
-export type SimulatorAction = "approve" | "decline" | "abandon";
+export type SimulatorAction = "approve" | "decline" | "abandon" | "unfinished";
 
 /**
  * The payer's action on the simulator's page, like a processor's test card: approve, decline
- * (insufficient funds) or abandon. Then the simulator's "webhook": the same processor-event job
+ * (insufficient funds), abandon, or leave 3-D Secure unfinished (sent back to the return URL
+ * with nothing held: the redirect is no proof). Then the simulator's "webhook": the same processor-event job
  * Stripe's events run, which reads the intent and moves the payment (never the page's word).
  * Returns where the payer goes next (the payment's return URL), or null to show the page again.
  */
@@ -55,7 +59,9 @@ export async function actOnSimulatorCheckout(
         ? await simulator.approveCheckout(token)
         : action === "decline"
           ? await simulator.declineCheckout(token, "insufficient_funds" satisfies SimulatedDecline)
-          : await simulator.abandonCheckout(token);
+          : action === "abandon"
+            ? await simulator.abandonCheckout(token)
+            : await simulator.leaveCheckoutUnfinished(token);
   } catch (error) {
     if (isProcessorError(error) && error.kind !== "uncertain") return null;
     throw error;

@@ -92,7 +92,7 @@ export type FakeCharge = {
   captured: boolean;
   refunded: boolean;
   paid: boolean;
-  status: "succeeded" | "failed";
+  status: "succeeded" | "pending" | "failed";
   currency: string;
   payment_intent: string;
   created: number;

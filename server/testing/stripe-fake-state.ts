@@ -31,6 +31,22 @@ export type FakeEvent = {
 
 export type CardOutcome = "success" | { decline: keyof typeof DECLINE_MESSAGES };
 
+/**
+ * Ways a payer's attempt leaves the intent without the full hold (see leaveIncomplete):
+ * - `requires_action`: 3-D Secure was started and not finished. Stripe keeps the session open
+ *   (a card checkout completes only once the card is authorized) and emits
+ *   `payment_intent.requires_action`; the payer may still finish, or the session expires.
+ * - `processing`: the session completes while the intent is still `processing`. Stripe does this
+ *   for delayed-notification payment methods (`checkout.session.completed` with payment_status
+ *   `unpaid`, the outcome following later); a card intent is only briefly `processing`, and this
+ *   fake lets a card session complete that way to stand for any payment not yet settled.
+ * - `{ partialMinor }`: the issuer authorizes less than the amount (`requires_capture` with
+ *   amount_capturable below amount). Stripe calls this a partial authorization: card-present, and
+ *   for online cards only when asked for (`request_partial_authorization`); Checkout does not ask
+ *   for it. The fake allows it so that the product's guard against a short hold is exercised.
+ */
+export type IncompleteOutcome = "requires_action" | "processing" | { partialMinor: number };
+
 export const CANCELABLE = [
   "requires_payment_method",
   "requires_capture",
@@ -73,23 +89,12 @@ export class FakeStripeState {
       ? this.require<FakeIntent>(object.payment_intent).object
       : this.newIntent(scope, object);
     object.payment_intent = intent.id;
-    const charge: FakeCharge = {
-      id: fakeId("ch"),
-      object: "charge",
-      amount: intent.amount,
-      amount_captured: 0,
-      amount_refunded: 0,
-      captured: false,
-      refunded: false,
-      paid: outcome === "success",
-      status: outcome === "success" ? "succeeded" : "failed",
-      currency: intent.currency,
-      payment_intent: intent.id,
-      created: now(),
-      livemode: false,
-    };
-    this.objects.set(charge.id, { scope, object: charge });
-    intent.latest_charge = charge.id;
+    const charge = this.newCharge(
+      scope,
+      intent,
+      outcome === "success" ? "succeeded" : "failed",
+      intent.amount,
+    );
     if (outcome !== "success") {
       intent.last_payment_error = {
         type: "card_error",
@@ -114,6 +119,58 @@ export class FakeStripeState {
     object.status = "complete";
     object.payment_status = intent.status === "succeeded" ? "paid" : "unpaid";
     this.emit(scope, "checkout.session.completed", publicView(object));
+  }
+
+  /** The payer tries to pay and the intent is left without the full hold (IncompleteOutcome). */
+  leaveIncomplete(sessionId: string, outcome: IncompleteOutcome) {
+    const { scope, object } = this.require<FakeSession & { intentData: Params }>(sessionId);
+    if (object.status !== "open") throw new Error(`checkout ${sessionId} is ${object.status}`);
+    const intent = object.payment_intent
+      ? this.require<FakeIntent>(object.payment_intent).object
+      : this.newIntent(scope, object);
+    object.payment_intent = intent.id;
+    intent.last_payment_error = null;
+    if (outcome === "requires_action") {
+      intent.status = "requires_action";
+      this.emit(scope, "payment_intent.requires_action", intent);
+      return;
+    }
+    const held = outcome === "processing" ? 0 : outcome.partialMinor;
+    if (held < 0 || held >= intent.amount)
+      throw new Error(`a partial hold is below ${intent.amount}`);
+    this.newCharge(scope, intent, outcome === "processing" ? "pending" : "succeeded", held);
+    if (outcome === "processing") {
+      intent.status = "processing";
+      this.emit(scope, "payment_intent.processing", intent);
+    } else {
+      Object.assign(intent, { status: "requires_capture", amount_capturable: held });
+      this.emit(scope, "payment_intent.amount_capturable_updated", intent);
+    }
+    object.status = "complete";
+    object.payment_status = "unpaid";
+    this.emit(scope, "checkout.session.completed", publicView(object));
+  }
+
+  /**
+   * The payer finishes 3-D Secure, or the processing payment is authorized: the intent holds the
+   * full amount (`requires_capture`), and its session completes if it was still open.
+   */
+  finishAuthorization(intentId: string) {
+    const { scope, object: intent } = this.require<FakeIntent>(intentId);
+    if (intent.status !== "requires_action" && intent.status !== "processing")
+      throw new Error(`${intentId} is ${intent.status}`);
+    const charge = this.chargeOf(intent);
+    if (charge) Object.assign(charge, { status: "succeeded", paid: true, amount: intent.amount });
+    else this.newCharge(scope, intent, "succeeded", intent.amount);
+    Object.assign(intent, { status: "requires_capture", amount_capturable: intent.amount });
+    this.emit(scope, "payment_intent.amount_capturable_updated", intent);
+    for (const stored of this.objects.values()) {
+      const session = stored.object;
+      if (session.object !== "checkout.session" || session.payment_intent !== intentId) continue;
+      if (session.status !== "open") continue;
+      session.status = "complete";
+      this.emit(scope, "checkout.session.completed", publicView(session));
+    }
   }
 
   /** The session's 24 hours (or its expires_at) run out, or the platform expires it. */
@@ -185,6 +242,28 @@ export class FakeStripeState {
     };
     this.objects.set(intent.id, { scope, object: intent });
     return intent;
+  }
+
+  /** An uncaptured charge of `amount` on the intent (its latest). */
+  newCharge(scope: Scope, intent: FakeIntent, status: FakeCharge["status"], amount: number) {
+    const charge: FakeCharge = {
+      id: fakeId("ch"),
+      object: "charge",
+      amount,
+      amount_captured: 0,
+      amount_refunded: 0,
+      captured: false,
+      refunded: false,
+      paid: status === "succeeded",
+      status,
+      currency: intent.currency,
+      payment_intent: intent.id,
+      created: now(),
+      livemode: false,
+    };
+    this.objects.set(charge.id, { scope, object: charge });
+    intent.latest_charge = charge.id;
+    return charge;
   }
 
   cancelIntent(scope: Scope, intent: FakeIntent, reason: string | null) {

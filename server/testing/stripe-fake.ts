@@ -26,11 +26,14 @@
  *   expired link sends them to `refresh_url`.
  *
  * What it does not: any other endpoint or parameter (price ids, customers, other payment
- * methods, 3-D Secure, tax, application fees), list endpoints, expansion other than
+ * methods, tax, application fees, 3-D Secure itself: only the state an unfinished one leaves, with
+ * no `next_action`), list endpoints, expansion other than
  * latest_charge, minimum capture amounts, the charge-level fields Stripe sets when a hold is
  * released or partially captured (the fake leaves amount_refunded to refunds alone), API
  * versions, and pagination. The hosted checkout page is not served: tests act as the customer with
- * completeCheckout. Onboarding asks for nothing: finishing it enables charges at once. Decline reasons and messages are a small table (stripe-fake-objects.ts).
+ * completeCheckout, leaveIncomplete (3-D Secure unfinished, a payment processing, a partial hold;
+ * its comment says which of these Stripe's Checkout really produces) and finishAuthorization.
+ * Onboarding asks for nothing: finishing it enables charges at once. Decline reasons and messages are a small table (stripe-fake-objects.ts).
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -40,7 +43,7 @@ import * as api from "./stripe-fake-api";
 import { ONBOARDING_PATH, serveOnboarding } from "./stripe-fake-onboarding";
 import { FakeStripeState, type FakeEvent } from "./stripe-fake-state";
 
-export type { CardOutcome, FakeEvent } from "./stripe-fake-state";
+export type { CardOutcome, FakeEvent, IncompleteOutcome } from "./stripe-fake-state";
 
 export type Fault =
   /** the endpoint fails with 500 before changing anything; Stripe stores that 500 for the key */
@@ -54,7 +57,12 @@ export type Fault =
    * it, we never heard". The SDK itself retries a reset connection once with the same key, so a
    * lost answer the caller sees takes two of these.
    */
-  | { kind: "reset_after_apply" };
+  | { kind: "reset_after_apply" }
+  /**
+   * applied (or replayed) and stored, then no answer at all until the caller goes away (its
+   * process killed mid-wait, or its timeout): "Stripe did it, the caller died before hearing".
+   */
+  | { kind: "stall_after_apply" };
 
 export type RecordedRequest = {
   method: string;
@@ -62,7 +70,7 @@ export type RecordedRequest = {
   account: string | null;
   idempotencyKey: string | null;
   params: Params;
-  status: number | "reset";
+  status: number | "reset" | "stalled";
   replayed: boolean;
 };
 
@@ -218,8 +226,13 @@ export async function startStripeFake(
         },
       });
     }
-    // Whatever the fake answers from here on, a reset fault cuts the connection instead.
+    // Whatever the fake answers from here on, a reset fault cuts the connection instead, and a
+    // stall leaves it open and silent (closed by the caller, or by close()).
     const finish = (answer: { status: number; body: unknown }, replayed = false) => {
+      if (fault?.kind === "stall_after_apply") {
+        Object.assign(record, { status: "stalled", replayed });
+        return;
+      }
       if (fault?.kind !== "reset_after_apply") return send(answer, replayed);
       Object.assign(record, { status: "reset", replayed });
       res.socket?.destroy();
@@ -307,6 +320,8 @@ export async function startStripeFake(
 
     count: state.count.bind(state),
     completeCheckout: state.completeCheckout.bind(state),
+    leaveIncomplete: state.leaveIncomplete.bind(state),
+    finishAuthorization: state.finishAuthorization.bind(state),
     expireCheckout: state.expireCheckout.bind(state),
     expireAuthorization: state.expireAuthorization.bind(state),
     updateAccount: state.updateAccount.bind(state),

@@ -34,6 +34,11 @@ export const v1Procedures = {
   listPayments: read("listPayments"),
   getPayment: read("getPayment"),
   listPaymentServices: read("listPaymentServices"),
+  listChargingSessions: read("listChargingSessions"),
+  getChargingSession: read("getChargingSession"),
+  listChargingSessionSettlementReports: read("listChargingSessionSettlementReports"),
+  listChargingSessionOperations: read("listChargingSessionOperations"),
+  listChargingSessionEvents: read("listChargingSessionEvents"),
 
   ensureWorkspace: change("ensureWorkspace"),
   createProject: change("createProject"),
@@ -67,6 +72,8 @@ export const v1Procedures = {
   capturePayment: change("capturePayment"),
   releasePayment: change("releasePayment"),
   refundPayment: change("refundPayment"),
+  stopChargingSession: change("stopChargingSession"),
+  cancelChargingSession: change("cancelChargingSession"),
 };
 
 export type ConsoleOperation = keyof typeof v1Procedures;

@@ -104,7 +104,7 @@ export const billRoutes = [
     path: "/v1/tenants/{tenant_id}/bills/{bill_id}/start",
     operationId: "startBill",
     summary: "Start a csms bill on its charger",
-    description: `Sends the start command for the bill's connector with the bill's charging token (which the service issues, accepts under \`known_tokens\`, and never shows). No body. Answers 202 with the operation (scope \`bill.start\`), waiting up to ${COMMAND_WAIT_MS} ms for the charger. Needs an \`open\` bill (409 \`bill_not_open\`) of source \`csms\` (409 \`bill_simulated\`) whose \`card\` payment is \`authorized\` (409 \`payment_not_authorized\`, \`details.reason\`). An offline station's operation is \`rejected\` (\`station_offline\`) at once and the bill is \`open\` again. Use a stable Idempotency-Key; never resend an \`unknown\` start under a new key.\n\n${STATES}`,
+    description: `Sends the start command for the bill's connector with the bill's charging token (which the service issues, accepts under \`known_tokens\`, and never shows). No body. Answers 202 with the operation (scope \`bill.start\`), waiting up to ${COMMAND_WAIT_MS} ms for the charger. Needs an \`open\` bill (409 \`bill_not_open\`) of source \`csms\` (409 \`bill_simulated\`) whose \`card\` payment is \`authorized\` (409 \`payment_not_authorized\`, \`details.reason\`). An offline station's operation is \`rejected\` (\`station_offline\`) at once and the bill is \`open\` again. An external charging session's bill (settlement_owner \`external\`) is 409 \`bill_externally_settled\`: use the session's routes. Use a stable Idempotency-Key; never resend an \`unknown\` start under a new key.\n\n${STATES}`,
     tag,
     auth: "tenant",
     scopes: ["billing:write", "stations:control"],
@@ -112,7 +112,12 @@ export const billRoutes = [
     idempotency: "required",
     status: 202,
     response: operationSchema,
-    errors: ["bill_not_open", "bill_simulated", "payment_not_authorized"],
+    errors: [
+      "bill_not_open",
+      "bill_simulated",
+      "payment_not_authorized",
+      "bill_externally_settled",
+    ],
     handler: async ({ params, db, principal }) => ({
       body: await startBill({
         tenantId: params.tenant_id,
@@ -128,7 +133,7 @@ export const billRoutes = [
     path: "/v1/tenants/{tenant_id}/bills/{bill_id}/finalize",
     operationId: "finalizeBill",
     summary: "Finalize a bill: fix its amount",
-    description: `\`csms\` bills: \`{ "transaction_id" }\`, the completed transaction carrying the bill's token on its station and connector (409 \`transaction_mismatch\` with \`details.reason\` \`unknown_transaction\`, \`not_matched\`, \`station\`, \`connector\` or \`token\`), ended (409 \`transaction_active\`), with a start and an end not before it (409 \`transaction_times_invalid\`); 409 \`bill_start_in_progress\` while the bill's start is being dispatched. \`simulated\` bills: \`{ "energy_wh", "duration_seconds"? }\` (default 3600), priced as energy drawn evenly from the bill's creation. Fields the bill's source does not take, or a missing one, are 422 \`validation_failed\`. The amount is the pricing engine's total incl. VAT on the bill's tariff version, then the group discount, the merchant validation and the session cost cap (\`adjustments\`); \`elements-v1\` bills carry \`cost_breakdown\` with \`activity\`. 409 \`tariff_not_valid_at\` when the session started outside the tariff's validity window. The final bill is immutable and \`bill.finalized\` is emitted; finalizing it again with the same input answers it unchanged, with another input 409 \`bill_final\`.\n\n${STATES}`,
+    description: `\`csms\` bills: \`{ "transaction_id" }\`, the completed transaction carrying the bill's token on its station and connector (409 \`transaction_mismatch\` with \`details.reason\` \`unknown_transaction\`, \`not_matched\`, \`station\`, \`connector\` or \`token\`), ended (409 \`transaction_active\`), with a start and an end not before it (409 \`transaction_times_invalid\`); 409 \`bill_start_in_progress\` while the bill's start is being dispatched. \`simulated\` bills: \`{ "energy_wh", "duration_seconds"? }\` (default 3600), priced as energy drawn evenly from the bill's creation. Fields the bill's source does not take, or a missing one, are 422 \`validation_failed\`. The amount is the pricing engine's total incl. VAT on the bill's tariff version, then the group discount, the merchant validation and the session cost cap (\`adjustments\`); \`elements-v1\` bills carry \`cost_breakdown\` with \`activity\`. 409 \`tariff_not_valid_at\` when the session started outside the tariff's validity window. The final bill is immutable and \`bill.finalized\` is emitted; finalizing it again with the same input answers it unchanged, with another input 409 \`bill_final\`. An external charging session's bill is finalized through its session (409 \`bill_externally_settled\`).\n\n${STATES}`,
     tag,
     auth: "tenant",
     scopes: ["billing:write"],
@@ -138,6 +143,7 @@ export const billRoutes = [
     status: 200,
     response: billSchema,
     errors: [
+      "bill_externally_settled",
       "bill_final",
       "bill_start_in_progress",
       "transaction_mismatch",

@@ -4,6 +4,7 @@ import type { RouteDef } from "../route";
 import { createRouter } from "../router";
 import { apiKeyRoutes } from "./api-keys";
 import { billRoutes } from "./bills";
+import { chargingSessionRoutes } from "./charging-sessions";
 import { eventRoutes } from "./events";
 import { faultRoutes } from "./faults";
 import { inviteRoutes } from "./invites";
@@ -39,6 +40,7 @@ export const resourceRoutes = [
   ...billRoutes,
   ...paymentAccountRoutes,
   ...paymentRoutes,
+  ...chargingSessionRoutes,
   ...meRoutes,
   ...projectRoutes,
   ...memberRoutes,

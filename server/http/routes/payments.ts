@@ -28,7 +28,7 @@ Payment statuses (they only move forward; each change is an event):
 | --- | --- | --- | --- |
 | \`pending\` | the processor holds the full amount (its webhook, or a read of the intent; never the checkout redirect) | \`authorized\` | \`payment.authorized\` |
 | \`pending\` | the checkout expired or was abandoned; the authorize call was refused | \`failed\` | \`payment.failed\` |
-| \`pending\` | the processor holds less than the amount, or the authorize call's outcome is unknown | \`pending\` with \`next_action\` \`{type: reconcile, reason: incomplete_authorization}\` | \`payment.reconciliation_required\` |
+| \`pending\` | the processor holds less than the amount or nothing yet (3-D Secure unfinished, a payment still processing), or the authorize call's outcome is unknown | \`pending\` with \`next_action\` \`{type: reconcile, reason: incomplete_authorization}\` | \`payment.reconciliation_required\` |
 | \`authorized\` | POST …/capture, final bill above zero | \`capturing\` → \`captured\` (\`captured_minor\` = the final bill) | \`payment.captured\` |
 | \`authorized\` | POST …/capture of a zero final bill, or POST …/release | \`releasing\` → \`released\` | \`payment.released\` |
 | \`authorized\` | the hold lapsed (about 7 days) | \`expired\` | \`payment.expired\` |

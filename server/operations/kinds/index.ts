@@ -1,5 +1,7 @@
 import { billCostUpdate } from "./bill-cost-update";
 import { billStart } from "./bill-start";
+import { externalStart } from "./external-start";
+import { externalStop } from "./external-stop";
 import type { OperationKind } from "./kind";
 import { stationCommand } from "./station-command";
 import { stationCredentials } from "./station-credentials";
@@ -9,7 +11,9 @@ import { stationCredentials } from "./station-credentials";
  * line here; creation, dispatch, the sweeps and completion need no change.
  */
 const KINDS: Record<string, OperationKind> = Object.fromEntries(
-  [stationCommand, stationCredentials, billStart, billCostUpdate].map((kind) => [kind.scope, kind]),
+  [stationCommand, stationCredentials, billStart, billCostUpdate, externalStart, externalStop].map(
+    (kind) => [kind.scope, kind],
+  ),
 );
 
 /** The kind for `scope`. Throws for a scope no kind serves: that is a bug, never a charger's doing. */

@@ -8,8 +8,11 @@ import { ProcessorError, type CardError, type CheckoutStatus } from "./types";
  * What the simulator's hosted checkout page (/pay/simulator/<checkout_token>) does, like a
  * processor's test cards: approve places the hold (requires_capture, the whole amount capturable,
  * lapsing after 7 days); decline records the issuer's reason and leaves the checkout payable;
- * abandon closes the checkout (expired; its intent canceled, reason `abandoned`). Each acts
- * only on an open checkout, under the row's lock, so two clicks cannot both succeed.
+ * abandon closes the checkout (expired; its intent canceled, reason `abandoned`); leave
+ * unfinished starts 3-D Secure and stops (requires_action: nothing is held, the checkout stays
+ * open, and approving later finishes it), then sends the payer to the success URL as a 3-D Secure
+ * redirect does whatever the outcome: the redirect proves nothing. Each acts only on an open
+ * checkout, under the row's lock, so two clicks cannot both succeed.
  *
  * The token in the address is the only credential, as with a processor's checkout URL. These
  * actions send no webhook: the page's handler asks the payments service to read the intent.
@@ -30,6 +33,8 @@ export type CheckoutPage = {
   status: CheckoutStatus;
   /** the last declined attempt, shown so the payer can try again */
   lastError: CardError | null;
+  /** 3-D Secure was started and not finished: nothing is held yet */
+  awaitingAuthentication: boolean;
   expiresAt: Date;
 };
 
@@ -45,7 +50,11 @@ export type SimulatorCheckout = {
   approveCheckout(token: string): Promise<CheckoutAction>;
   declineCheckout(token: string, reason?: SimulatedDecline): Promise<CheckoutAction>;
   abandonCheckout(token: string): Promise<CheckoutAction>;
+  leaveCheckoutUnfinished(token: string): Promise<CheckoutAction>;
 };
+
+/** Intent statuses an open checkout still takes a payer's action in. */
+const PAYABLE = ["requires_payment_method", "requires_action"];
 
 export function createSimulatorCheckout(deps: {
   db: () => Db;
@@ -63,7 +72,7 @@ export function createSimulatorCheckout(deps: {
       const row = await lockIntent(tx, { checkoutToken: token }, now);
       if (!row)
         throw new ProcessorError("not_found", "No such checkout", { code: "resource_missing" });
-      if (row.checkoutStatus !== "open" || row.status !== "requires_payment_method") {
+      if (row.checkoutStatus !== "open" || !PAYABLE.includes(row.status)) {
         throw new ProcessorError(
           "invalid",
           `This checkout is ${row.checkoutStatus}: it takes no payment`,
@@ -98,11 +107,27 @@ export function createSimulatorCheckout(deps: {
         redirect: row.successUrl,
       })),
 
+    // A decline during 3-D Secure (failed authentication) leaves the intent payable again.
     declineCheckout: (token, reason = "generic_decline") =>
       act(token, () => ({
-        data: { lastError: { ...SIMULATED_DECLINES[reason], decline_code: reason } },
+        data: {
+          status: "requires_payment_method",
+          lastError: { ...SIMULATED_DECLINES[reason], decline_code: reason },
+        },
         redirect: null,
       })),
+
+    leaveCheckoutUnfinished: (token) =>
+      act(token, (row) => {
+        if (row.status !== "requires_payment_method")
+          throw new ProcessorError("invalid", "3-D Secure is already under way", {
+            code: "payment_intent_unexpected_state",
+          });
+        return {
+          data: { status: "requires_action", lastError: Prisma.DbNull },
+          redirect: row.successUrl,
+        };
+      }),
 
     abandonCheckout: (token) =>
       act(token, (row) => ({
@@ -128,6 +153,7 @@ function pageOf(row: IntentRow): CheckoutPage {
           message: error.message ?? "",
         }
       : null,
+    awaitingAuthentication: row.status === "requires_action",
     expiresAt: row.checkoutExpiresAt,
   };
 }

@@ -22,7 +22,7 @@ export async function settleLapses(db: DbTx, row: IntentRow, now: Date): Promise
       data: { checkoutStatus: "expired" },
     });
     await db.simulatedIntent.updateMany({
-      where: { id: row.id, status: "requires_payment_method" },
+      where: { id: row.id, status: { in: ["requires_payment_method", "requires_action"] } },
       data: { status: "canceled", cancellationReason: "abandoned" },
     });
     changed = true;

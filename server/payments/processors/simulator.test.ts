@@ -116,6 +116,64 @@ describe("simulator: its hosted checkout page", () => {
     await expectRefusal(simulator.approveCheckout(token), "invalid", "checkout_not_open");
   });
 
+  it("leave unfinished: 3-D Secure started, nothing held, the checkout open; approve finishes it, a failed one is payable again", async () => {
+    const checkout = await aCheckout(4200);
+    const token = tokenOf(checkout);
+    const left = await simulator.leaveCheckoutUnfinished(token);
+    // Sent back as a 3-D Secure redirect does, whatever the outcome: the redirect proves nothing.
+    expect(left).toMatchObject({
+      redirectUrl: `${BASE}/done`,
+      page: { status: "open", awaitingAuthentication: true },
+    });
+    expect(await simulator.readCheckout(checkout.checkoutRef, merchant)).toMatchObject({
+      status: "open",
+    });
+    expect(await simulator.readIntent(checkout.checkoutRef, merchant)).toMatchObject({
+      status: "requires_action",
+      amountCapturableMinor: 0,
+    });
+    await expectRefusal(
+      simulator.capture({
+        idempotencyKey: newKey(),
+        account: merchant,
+        intentRef: checkout.checkoutRef,
+        amountMinor: 4200,
+      }),
+      "invalid",
+      "payment_intent_unexpected_state",
+    );
+    await expectRefusal(
+      simulator.leaveCheckoutUnfinished(token),
+      "invalid",
+      "payment_intent_unexpected_state",
+    );
+    // Authentication fails: payable again, with the reason.
+    await simulator.declineCheckout(token);
+    expect(await simulator.readIntent(checkout.checkoutRef, merchant)).toMatchObject({
+      status: "requires_payment_method",
+      lastError: { code: "card_declined" },
+    });
+    await simulator.leaveCheckoutUnfinished(token);
+    expect(await simulator.approveCheckout(token)).toMatchObject({ page: { status: "complete" } });
+    expect(await simulator.readIntent(checkout.checkoutRef, merchant)).toMatchObject({
+      status: "requires_capture",
+      amountCapturableMinor: 4200,
+    });
+  });
+
+  it("an unfinished 3-D Secure lapses with its checkout: the intent is canceled", async () => {
+    const checkout = await aCheckout();
+    await simulator.leaveCheckoutUnfinished(tokenOf(checkout));
+    await later(24 * 3600_000 + 1000, () => simulator.readCheckout(checkout.checkoutRef, merchant));
+    expect(await simulator.readCheckout(checkout.checkoutRef, merchant)).toMatchObject({
+      status: "expired",
+    });
+    expect(await simulator.readIntent(checkout.checkoutRef, merchant)).toMatchObject({
+      status: "canceled",
+      canceledReason: "abandoned",
+    });
+  });
+
   it("approvals and an abandon at once: exactly one of them acts", async () => {
     const token = tokenOf(await aCheckout());
     await warmPool();

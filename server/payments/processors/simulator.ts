@@ -24,8 +24,8 @@ import {
  * tenants, lapses with time), kept in the product's own database, so simulated payments go
  * through the same journal and reconciliation as card payments. It needs no keys.
  *
- * The payer acts on its hosted page (/pay/simulator/<checkout_token>: approve, decline or
- * abandon, see simulator-checkout.ts). It sends no webhooks: after a checkout action the payments
+ * The payer acts on its hosted page (/pay/simulator/<checkout_token>: approve, decline, abandon
+ * or leave 3-D Secure unfinished, see simulator-checkout.ts). It sends no webhooks: after a checkout action the payments
  * service reads the intent (readCheckout/readIntent), as it does on any payment read; the page's
  * handler is expected to trigger that read.
  *
@@ -251,9 +251,10 @@ export function createSimulatorProcessor(options: SimulatorOptions): SimulatorPr
             now,
           );
           if (!row) throw noSuchIntent(intentRef);
-          if (row.status !== "requires_payment_method" && row.status !== "requires_capture") {
+          const cancelable = ["requires_payment_method", "requires_action", "requires_capture"];
+          if (!cancelable.includes(row.status)) {
             throw unexpectedState(
-              `You cannot cancel this PaymentIntent because it has a status of ${row.status}. Only a PaymentIntent with one of the following statuses may be canceled: requires_payment_method, requires_capture.`,
+              `You cannot cancel this PaymentIntent because it has a status of ${row.status}. Only a PaymentIntent with one of the following statuses may be canceled: ${cancelable.join(", ")}.`,
             );
           }
           const canceled = await tx.simulatedIntent.update({

@@ -41,6 +41,12 @@ const ACTIONS: {
     hint: "leave without paying: the payment fails",
     ...OUTLINE,
   },
+  {
+    action: "unfinished",
+    label: "Leave unfinished (3-D Secure)",
+    hint: "start the bank's check and leave: nothing is held until it is finished",
+    ...OUTLINE,
+  },
 ];
 
 async function act(formData: FormData) {
@@ -66,6 +72,10 @@ export default async function SimulatorCheckoutPage({
   const view = await simulatorCheckoutView(token);
   if (!view) notFound();
   const amount = new Intl.NumberFormat("en-US", { style: "currency", currency: view.currency });
+  // Once 3-D Secure is under way, the payer finishes it (approve), fails it, or leaves.
+  const actions = view.awaitingAuthentication
+    ? ACTIONS.filter((a) => a.action !== "unfinished")
+    : ACTIONS;
   return (
     <main className="mx-auto max-w-md px-4 py-12">
       <p className="text-sm font-medium text-slate-600 dark:text-slate-400">
@@ -89,10 +99,18 @@ export default async function SimulatorCheckoutPage({
             {view.lastError}
           </p>
         )}
+        {view.awaitingAuthentication && view.status === "open" && (
+          <p
+            role="status"
+            className="mt-4 rounded-md bg-amber-50 px-3 py-2 text-sm text-amber-900 dark:bg-amber-950 dark:text-amber-200"
+          >
+            3-D Secure was started and not finished: nothing is held yet. Approve to finish it.
+          </p>
+        )}
         {view.status === "open" ? (
           <form action={act} className="mt-6 grid gap-3">
             <input type="hidden" name="token" value={token} />
-            {ACTIONS.map((a) => (
+            {actions.map((a) => (
               <button
                 key={a.action}
                 type="submit"

@@ -1,0 +1,88 @@
+/**
+ * What the benchmarks that run on their own database share: the scratch database, percentiles,
+ * the machine they ran on, and where their figures go. Server modules read the environment when
+ * first imported, so a benchmark imports them (dynamically) only after `scratchDatabase`.
+ */
+import crypto from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { startEmbeddedDatabase } from "../server/db/embedded";
+import { applyMigrations } from "../server/db/migrate";
+
+/** A migrated embedded PostgreSQL of its own in a temporary directory, removed by `stop`. */
+export async function scratchDatabase(name: string, env: Record<string, string> = {}) {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `cp-bench-${name}-`));
+  const database = await startEmbeddedDatabase({ dataDir });
+  process.env.DATABASE_URL = database.url;
+  process.env.SECRET_KEY = crypto.randomBytes(32).toString("base64");
+  Object.assign(process.env, env);
+  await applyMigrations(database.url);
+  return {
+    url: database.url,
+    stop: async () => {
+      await database.stop();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export const round2 = (value: number) => Math.round(value * 100) / 100;
+
+/** The nearest-rank percentile (0-100) of ascending samples; NaN when there are none. */
+export function percentile(sorted: readonly number[], p: number) {
+  if (sorted.length === 0) return NaN;
+  const rank = Math.ceil((p / 100) * sorted.length);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, rank - 1))]!;
+}
+
+/** p50 and p99 of samples in milliseconds, rounded to hundredths. */
+export function latency(samples: readonly number[]) {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return { p50_ms: round2(percentile(sorted, 50)), p99_ms: round2(percentile(sorted, 99)) };
+}
+
+/** The machine and its load, from a load average taken when the measuring started. */
+export function machine(loadAtStart: readonly number[]) {
+  return {
+    cpus: os.cpus().length,
+    model: os.cpus()[0]?.model ?? "unknown",
+    node: process.version,
+    load_average_1_5_15: { start: loadAtStart.map(round2), end: os.loadavg().map(round2) },
+  };
+}
+
+/** Prints the figures and writes them to bench/results/<name>.json. */
+export function writeResult(name: string, result: unknown) {
+  const text = `${JSON.stringify(result, null, 2)}\n`;
+  console.log(text);
+  const out = path.join(import.meta.dirname, "results", `${name}.json`);
+  fs.mkdirSync(path.dirname(out), { recursive: true });
+  fs.writeFileSync(out, text);
+}
+
+/**
+ * Calls the real /v1 router in-process (no socket) with a fresh Idempotency-Key on each POST, and
+ * times the call; anything but a 2xx stops the benchmark.
+ */
+export function inProcessV1(handleV1: (request: Request) => Promise<Response>) {
+  let keys = 0;
+  return async (key: string, method: string, url: string, body?: unknown) => {
+    const headers: Record<string, string> = { authorization: `Bearer ${key}` };
+    if (body !== undefined) headers["content-type"] = "application/json";
+    if (method === "POST") headers["idempotency-key"] = `bench-${Date.now()}-${++keys}`;
+    const t0 = performance.now();
+    const res = await handleV1(
+      new Request(`http://localhost:3000${url}`, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+      }),
+    );
+    const json = (await res.json()) as Record<string, unknown>;
+    const ms = performance.now() - t0;
+    if (res.status >= 300)
+      throw new Error(`${method} ${url}: ${res.status} ${JSON.stringify(json)}`);
+    return { json, ms };
+  };
+}

@@ -1,0 +1,272 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { useProject } from "../context";
+import { useV1Mutation, type V1 } from "../hooks";
+import { newRequestKey, useTRPC } from "../trpc";
+import { usd } from "./sessions";
+import {
+  Badge,
+  Button,
+  Card,
+  Empty,
+  ErrorBox,
+  PageHeader,
+  QueryState,
+  Table,
+  td,
+  when,
+} from "../ui";
+
+type Session = V1["getChargingSession"];
+
+const LIVE_MS = 2_000;
+
+/** One charging session, live: status, usage, money, reports, its operations and its events. */
+export function SessionPage({ tenantId, sessionId }: { tenantId: number; sessionId: string }) {
+  const trpc = useTRPC();
+  const params = { tenant_id: tenantId, session_id: sessionId };
+  const session = useQuery(
+    trpc.v1.getChargingSession.queryOptions({ params }, { refetchInterval: LIVE_MS }),
+  );
+  return (
+    <QueryState query={session}>
+      {(s) => (
+        <>
+          <PageHeader
+            title={s.application_reference ?? s.id}
+            description={
+              <>
+                <Link className="underline" href={`/console/t/${tenantId}/sessions`}>
+                  Charging sessions
+                </Link>{" "}
+                / {s.id}
+              </>
+            }
+            actions={<Badge testId="session-status" value={s.status} />}
+          />
+          <div className="grid gap-6 lg:grid-cols-2">
+            <Summary session={s} />
+            <Money session={s} />
+          </div>
+          <Actions tenantId={tenantId} session={s} />
+          <Reports tenantId={tenantId} sessionId={sessionId} />
+          <Operations tenantId={tenantId} sessionId={sessionId} />
+          <Events tenantId={tenantId} sessionId={sessionId} />
+        </>
+      )}
+    </QueryState>
+  );
+}
+
+function Facts({ rows }: { rows: [string, React.ReactNode][] }) {
+  return (
+    <dl className="grid grid-cols-2 gap-x-4 gap-y-1 text-sm">
+      {rows.map(([k, v]) => (
+        <div key={k} className="contents">
+          <dt className="text-slate-600 dark:text-slate-400">{k}</dt>
+          <dd>{v}</dd>
+        </div>
+      ))}
+    </dl>
+  );
+}
+
+function Summary({ session: s }: { session: Session }) {
+  const u = s.usage;
+  return (
+    <Card title="Session" testId="session-summary">
+      <Facts
+        rows={[
+          ["Source", s.source],
+          ["Station", s.station_id],
+          ["Connector", s.connector_id],
+          ["Tariff", `${s.tariff_id} (version ${s.tariff_version})`],
+          ["Processor", s.processor ?? "—"],
+          ["Payment reference", s.payment_reference ?? "—"],
+          ["Merchant reference", s.merchant_reference ?? "—"],
+          ["Funding confirmed", s.funding_confirmed ? "yes" : "no"],
+          ["Transaction", u?.transaction_id ?? "—"],
+          ["Energy", u ? `${u.energy_kwh} kWh` : "—"],
+          ["Started", when(u?.started_at)],
+          ["Ended", when(u?.ended_at)],
+          [
+            "Reconciliation",
+            s.needs_reconciliation ? s.reconciliation_reasons.join(", ") : "not needed",
+          ],
+        ]}
+      />
+    </Card>
+  );
+}
+
+function Money({ session: s }: { session: Session }) {
+  return (
+    <Card title="Money (USD)" testId="session-money">
+      <Facts
+        rows={[
+          ["Running cost", usd(s.usage?.running_cost_minor)],
+          ["Total", usd(s.total_minor)],
+          ["Captured", usd(s.captured_minor)],
+          ["Refunded", usd(s.refunded_minor)],
+          ["Uncollected", usd(s.uncollected_minor)],
+          ["Net", usd(s.net_minor)],
+          ["Bill", s.bill_id],
+          ["Finalized", when(s.finalized_at)],
+        ]}
+      />
+    </Card>
+  );
+}
+
+function Actions({ tenantId, session: s }: { tenantId: number; session: Session }) {
+  const trpc = useTRPC();
+  const project = useProject(tenantId);
+  const stop = useV1Mutation(trpc.v1.stopChargingSession);
+  const cancel = useV1Mutation(trpc.v1.cancelChargingSession);
+  const params = { tenant_id: tenantId, session_id: s.id };
+  const settle = project.denied("settlement:write");
+  const canStop = s.status === "charging";
+  const canCancel = s.status === "created";
+  if (!canStop && !canCancel) return null;
+  return (
+    <Card title="Actions">
+      <div className="flex flex-wrap gap-2">
+        {canStop ? (
+          <Button
+            variant="primary"
+            disabledReason={project.denied("stations:control") ?? settle}
+            onClick={() => void stop.run({ params, idempotencyKey: newRequestKey() })}
+          >
+            Stop charging
+          </Button>
+        ) : null}
+        {canCancel ? (
+          <Button
+            disabledReason={project.denied("billing:write") ?? settle}
+            onClick={() => void cancel.run({ params, idempotencyKey: newRequestKey() })}
+          >
+            Cancel session
+          </Button>
+        ) : null}
+      </div>
+      {stop.error ? <ErrorBox error={stop.error} /> : null}
+      {cancel.error ? <ErrorBox error={cancel.error} /> : null}
+    </Card>
+  );
+}
+
+function Reports({ tenantId, sessionId }: { tenantId: number; sessionId: string }) {
+  const trpc = useTRPC();
+  const reports = useQuery(
+    trpc.v1.listChargingSessionSettlementReports.queryOptions(
+      { params: { tenant_id: tenantId, session_id: sessionId } },
+      { refetchInterval: LIVE_MS },
+    ),
+  );
+  return (
+    <Card title="Settlement reports (in the order received)" testId="session-reports">
+      <QueryState
+        query={reports}
+        isEmpty={(d) => d.data.length === 0}
+        empty={<Empty title="No reports" />}
+      >
+        {(d) => (
+          <Table
+            label="Settlement reports"
+            head={["Received", "Kind", "Operation", "Outcome", "Amount", "By"]}
+          >
+            {d.data.map((r) => (
+              <tr key={r.id} data-testid="report-row">
+                <td className={td}>{when(r.received_at)}</td>
+                <td className={td}>{r.kind}</td>
+                <td className={td}>{r.operation_reference}</td>
+                <td className={td}>
+                  <Badge value={r.outcome} />
+                </td>
+                <td className={td}>{usd(r.amount_minor)}</td>
+                <td className={td}>{r.actor_id}</td>
+              </tr>
+            ))}
+          </Table>
+        )}
+      </QueryState>
+    </Card>
+  );
+}
+
+function Operations({ tenantId, sessionId }: { tenantId: number; sessionId: string }) {
+  const trpc = useTRPC();
+  const operations = useQuery(
+    trpc.v1.listChargingSessionOperations.queryOptions(
+      { params: { tenant_id: tenantId, session_id: sessionId } },
+      { refetchInterval: LIVE_MS },
+    ),
+  );
+  return (
+    <Card title="Operations" testId="session-operations">
+      <QueryState
+        query={operations}
+        isEmpty={(d) => d.data.length === 0}
+        empty={<Empty title="Not started" />}
+      >
+        {(d) => (
+          <Table label="Operations" head={["Created", "Scope", "Status", "Result"]}>
+            {d.data.map((o) => (
+              <tr key={o.id} data-testid="operation-row">
+                <td className={td}>{when(o.created_at)}</td>
+                <td className={td}>{o.scope}</td>
+                <td className={td}>
+                  <Badge value={o.status} />
+                </td>
+                <td className={td}>{resultText(o.result)}</td>
+              </tr>
+            ))}
+          </Table>
+        )}
+      </QueryState>
+    </Card>
+  );
+}
+
+const resultText = (result: Record<string, unknown> | null) => {
+  const error = result?.error as { code?: string } | undefined;
+  return error?.code ?? (typeof result?.charger_status === "string" ? result.charger_status : "—");
+};
+
+function Events({ tenantId, sessionId }: { tenantId: number; sessionId: string }) {
+  const trpc = useTRPC();
+  const events = useQuery(
+    trpc.v1.listChargingSessionEvents.queryOptions(
+      { params: { tenant_id: tenantId, session_id: sessionId } },
+      { refetchInterval: LIVE_MS },
+    ),
+  );
+  return (
+    <Card title="Events" testId="session-events">
+      <QueryState
+        query={events}
+        isEmpty={(d) => d.data.length === 0}
+        empty={<Empty title="No events yet" />}
+      >
+        {(d) => (
+          <Table label="Events" head={["#", "Recorded", "Type", "Status"]}>
+            {d.data.map((e) => (
+              <tr key={e.id} data-testid="event-row">
+                <td className={td}>{e.sequence}</td>
+                <td className={td}>{when(e.created_at)}</td>
+                <td className={td}>{e.type}</td>
+                <td className={td}>
+                  {typeof e.data.status === "string"
+                    ? `${String(e.data.previous_status)} → ${e.data.status}`
+                    : ""}
+                </td>
+              </tr>
+            ))}
+          </Table>
+        )}
+      </QueryState>
+    </Card>
+  );
+}

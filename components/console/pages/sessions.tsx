@@ -1,0 +1,171 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { useState } from "react";
+import { useTRPC } from "../trpc";
+import type { V1 } from "../hooks";
+import {
+  Badge,
+  Button,
+  Empty,
+  PageHeader,
+  QueryState,
+  SelectField,
+  oneOf,
+  Table,
+  td,
+  when,
+} from "../ui";
+
+type Session = V1["listChargingSessions"]["data"][number];
+type Report = V1["listChargingSessionSettlementReports"]["data"][number];
+
+const LIVE_MS = 2_000;
+const STATUSES = [
+  "",
+  "created",
+  "starting",
+  "start_unknown",
+  "charging",
+  "stopping",
+  "awaiting_bill",
+  "final",
+  "canceled",
+] as const;
+
+/** US cents as dollars. */
+export const usd = (minor: number | null | undefined) =>
+  minor === null || minor === undefined ? "—" : `$${(minor / 100).toFixed(2)}`;
+
+/** Externally funded charging sessions, live: status and usage refresh every 2 s. */
+export function SessionsPage({ tenantId }: { tenantId: number }) {
+  const trpc = useTRPC();
+  const [cursors, setCursors] = useState<string[]>([]);
+  const [status, setStatus] = useState<(typeof STATUSES)[number]>("");
+  const after = cursors.at(-1);
+  const sessions = useQuery(
+    trpc.v1.listChargingSessions.queryOptions(
+      {
+        params: { tenant_id: tenantId },
+        query: { limit: 25, ...(after ? { after } : {}), ...(status ? { status } : {}) },
+      },
+      { refetchInterval: LIVE_MS },
+    ),
+  );
+  return (
+    <>
+      <PageHeader
+        title="Charging sessions"
+        description="Externally funded sessions: the application takes the payment; the service runs the charger and fixes the bill. Newest first."
+      />
+      <div className="mb-4 max-w-xs">
+        <SelectField
+          label="Status"
+          value={status}
+          onChange={(e) => {
+            setStatus(oneOf(STATUSES, e.target.value, ""));
+            setCursors([]);
+          }}
+        >
+          {STATUSES.map((s) => (
+            <option key={s} value={s}>
+              {s === "" ? "All" : s}
+            </option>
+          ))}
+        </SelectField>
+      </div>
+      <QueryState
+        query={sessions}
+        isEmpty={(d) => d.data.length === 0}
+        empty={<Empty title="No charging sessions yet" />}
+      >
+        {(d) => (
+          <>
+            <Table
+              label="Charging sessions"
+              head={["Session", "Status", "Usage", "Total", "Net", "Reports (in order)"]}
+            >
+              {d.data.map((s) => (
+                <SessionRow key={s.id} tenantId={tenantId} session={s} />
+              ))}
+            </Table>
+            <div className="mt-3 flex gap-2">
+              <Button
+                disabled={cursors.length === 0}
+                onClick={() => setCursors(cursors.slice(0, -1))}
+              >
+                Previous
+              </Button>
+              <Button
+                disabled={!d.has_more || d.next_cursor === null}
+                onClick={() => d.next_cursor && setCursors([...cursors, d.next_cursor])}
+              >
+                Next
+              </Button>
+            </div>
+          </>
+        )}
+      </QueryState>
+    </>
+  );
+}
+
+function SessionRow({ tenantId, session: s }: { tenantId: number; session: Session }) {
+  return (
+    <tr data-testid="session-row">
+      <td className={td}>
+        <Link className="underline" href={`/console/t/${tenantId}/sessions/${s.id}`}>
+          {s.application_reference ?? s.id}
+        </Link>
+        <div className="text-xs text-slate-600 dark:text-slate-400">
+          {s.source} · station {s.station_id} · {when(s.created_at)}
+        </div>
+      </td>
+      <td className={td}>
+        <Badge testId="session-status" value={s.status} />
+        {s.needs_reconciliation ? (
+          <div className="mt-1">
+            <Badge value="reconcile" />
+          </div>
+        ) : null}
+      </td>
+      <td className={td} data-testid="session-usage">
+        {s.usage ? `${s.usage.energy_kwh} kWh` : "—"}
+        {s.usage && !s.usage.final ? (
+          <div className="text-xs text-slate-600 dark:text-slate-400">
+            so far {usd(s.usage.running_cost_minor)}
+          </div>
+        ) : null}
+      </td>
+      <td className={td}>{usd(s.total_minor)}</td>
+      <td className={td}>{usd(s.net_minor)}</td>
+      <td className={td}>
+        <ReportsInline tenantId={tenantId} sessionId={s.id} />
+      </td>
+    </tr>
+  );
+}
+
+/** A session's settlement reports in the order received, one line each. */
+function ReportsInline({ tenantId, sessionId }: { tenantId: number; sessionId: string }) {
+  const trpc = useTRPC();
+  const reports = useQuery(
+    trpc.v1.listChargingSessionSettlementReports.queryOptions(
+      { params: { tenant_id: tenantId, session_id: sessionId } },
+      { refetchInterval: LIVE_MS },
+    ),
+  );
+  const rows = reports.data?.data ?? [];
+  if (rows.length === 0) return <span className="text-slate-600 dark:text-slate-400">none</span>;
+  return (
+    <ol className="space-y-0.5 text-xs" data-testid="session-reports">
+      {rows.map((r) => (
+        <li key={r.id}>{reportLine(r)}</li>
+      ))}
+    </ol>
+  );
+}
+
+export const reportLine = (r: Report) =>
+  `${r.kind} ${r.operation_reference}: ${r.outcome} ${usd(r.amount_minor)}`;

@@ -1,0 +1,23 @@
+import { z } from "zod";
+import { syncSessionStatus } from "../../sessions/sync-status";
+import { billStart } from "./bill-start";
+import type { OperationKind } from "./kind";
+
+const request = z.object({ session_id: z.string() });
+
+/**
+ * An external session's start (POST …/charging-sessions/{id}/start): the same call and the same
+ * outcome on the session's bill as a bill's start (the bill's token, read when the call is built;
+ * `rejected` puts the bill back to `open`, `unknown` to `start_unknown`), then the session's
+ * status is published in the completing transaction (station, bill, then session row).
+ */
+export const externalStart: OperationKind = {
+  scope: "external.start",
+  carriesSecret: false,
+  build: (input) => billStart.build(input),
+  interpret: (answer, protocol) => billStart.interpret(answer, protocol),
+  async onSettled(tx, operation, outcome) {
+    await billStart.onSettled!(tx, operation, outcome);
+    await syncSessionStatus(tx, request.parse(operation.request).session_id);
+  },
+};
