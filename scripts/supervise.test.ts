@@ -3,10 +3,13 @@ import { afterEach, describe, expect, it } from "vitest";
 import { waitUntil } from "../ocpp/testing";
 import { restartDelay, supervise, type Backoff, type Supervised } from "./supervise";
 
-/** A real Node process: prints "up <pid>", says goodbye on SIGTERM unless told to ignore it. */
+/**
+ * A real Node process: says goodbye on SIGTERM unless told to ignore it, then prints "up <pid>"
+ * (after its handler is in place, so a test that saw the line knows how it answers SIGTERM).
+ */
 const script = (onTerm: string) => `
-  console.log("up " + process.pid);
   process.on("SIGTERM", () => { ${onTerm} });
+  console.log("up " + process.pid);
   setInterval(() => {}, 1000);
 `;
 const GOODBYE = `console.log("goodbye " + process.pid); process.exit(0);`;
