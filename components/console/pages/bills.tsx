@@ -20,6 +20,7 @@ import {
   td,
   when,
 } from "../ui";
+import { StringPager } from "../pager";
 
 const STATUSES = ["", "open", "starting", "start_unknown", "charging", "ended", "final"] as const;
 const SOURCES = ["", "csms", "simulated"] as const;
@@ -115,20 +116,7 @@ export function BillsPage({ tenantId }: { tenantId: number }) {
         {(d) => (
           <>
             <BillRows tenantId={tenantId} rows={d.data} />
-            <div className="mt-3 flex gap-2">
-              <Button
-                disabled={cursors.length === 0}
-                onClick={() => setCursors(cursors.slice(0, -1))}
-              >
-                Previous
-              </Button>
-              <Button
-                disabled={!d.has_more || d.next_cursor === null}
-                onClick={() => d.next_cursor && setCursors([...cursors, d.next_cursor])}
-              >
-                Next
-              </Button>
-            </div>
+            <StringPager page={d} cursors={cursors} setCursors={setCursors} />
           </>
         )}
       </QueryState>

@@ -4,18 +4,8 @@ import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
 import { useTRPC } from "../trpc";
-import {
-  Badge,
-  Button,
-  Empty,
-  PageHeader,
-  QueryState,
-  SelectField,
-  Table,
-  oneOf,
-  td,
-  when,
-} from "../ui";
+import { Badge, Empty, PageHeader, QueryState, SelectField, Table, oneOf, td, when } from "../ui";
+import { StringPager } from "../pager";
 import { usd } from "./bills";
 
 const STATUSES = [
@@ -135,20 +125,7 @@ export function PaymentsPage({ tenantId }: { tenantId: number }) {
                 </tr>
               ))}
             </Table>
-            <div className="mt-3 flex gap-2">
-              <Button
-                disabled={cursors.length === 0}
-                onClick={() => setCursors(cursors.slice(0, -1))}
-              >
-                Previous
-              </Button>
-              <Button
-                disabled={!d.has_more || d.next_cursor === null}
-                onClick={() => d.next_cursor && setCursors([...cursors, d.next_cursor])}
-              >
-                Next
-              </Button>
-            </div>
+            <StringPager page={d} cursors={cursors} setCursors={setCursors} />
           </>
         )}
       </QueryState>

@@ -5,18 +5,8 @@ import Link from "next/link";
 import { useState } from "react";
 import { useTRPC } from "../trpc";
 import type { V1 } from "../hooks";
-import {
-  Badge,
-  Button,
-  Empty,
-  PageHeader,
-  QueryState,
-  SelectField,
-  oneOf,
-  Table,
-  td,
-  when,
-} from "../ui";
+import { Badge, Empty, PageHeader, QueryState, SelectField, oneOf, Table, td, when } from "../ui";
+import { StringPager } from "../pager";
 
 type Session = V1["listChargingSessions"]["data"][number];
 type Report = V1["listChargingSessionSettlementReports"]["data"][number];
@@ -90,20 +80,7 @@ export function SessionsPage({ tenantId }: { tenantId: number }) {
                 <SessionRow key={s.id} tenantId={tenantId} session={s} />
               ))}
             </Table>
-            <div className="mt-3 flex gap-2">
-              <Button
-                disabled={cursors.length === 0}
-                onClick={() => setCursors(cursors.slice(0, -1))}
-              >
-                Previous
-              </Button>
-              <Button
-                disabled={!d.has_more || d.next_cursor === null}
-                onClick={() => d.next_cursor && setCursors([...cursors, d.next_cursor])}
-              >
-                Next
-              </Button>
-            </div>
+            <StringPager page={d} cursors={cursors} setCursors={setCursors} />
           </>
         )}
       </QueryState>
