@@ -12,6 +12,7 @@
  */
 import os from "node:os";
 import {
+  aBenchStation,
   inProcessV1,
   latency as summary,
   machine,
@@ -50,19 +51,7 @@ try {
   });
   await db().apiKey.update({ where: { id: keyId }, data: { rateLimitPerMinute: 1200 } });
   const t = `/v1/tenants/${tenant.id}`;
-  const location = await v1(key, "POST", `${t}/locations`, {
-    name: "Bench",
-    address: { street: "1 Bench St", city: "Austin", country: "US" },
-    coordinates: { latitude: 30, longitude: -97 },
-    time_zone: "America/Chicago",
-  });
-  const station = (
-    await v1(key, "POST", `${t}/stations`, {
-      name: `BENCH-BILLS-${Date.now()}`,
-      location_id: location.json.id,
-      connector_count: 1,
-    })
-  ).json as { id: number; connectors: { id: number }[] };
+  const station = await aBenchStation(v1, key, t, "BENCH-BILLS");
   const simple = (await v1(key, "POST", `${t}/tariffs`, { rate_minor_per_kwh: 35 })).json;
 
   // (1) simulated bills: create, then finalize, BILLS of them on CONCURRENCY workers

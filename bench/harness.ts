@@ -86,3 +86,25 @@ export function inProcessV1(handleV1: (request: Request) => Promise<Response>) {
     return { json, ms };
   };
 }
+
+/** A location and a one-connector station in the tenant at `tenantPath`, through /v1. */
+export async function aBenchStation(
+  v1: ReturnType<typeof inProcessV1>,
+  key: string,
+  tenantPath: string,
+  name: string,
+) {
+  const location = await v1(key, "POST", `${tenantPath}/locations`, {
+    name: "Bench",
+    address: { street: "1 Bench St", city: "Austin", country: "US" },
+    coordinates: { latitude: 30, longitude: -97 },
+    time_zone: "America/Chicago",
+  });
+  return (
+    await v1(key, "POST", `${tenantPath}/stations`, {
+      name: `${name}-${Date.now()}`,
+      location_id: location.json.id,
+      connector_count: 1,
+    })
+  ).json as { id: number; connectors: { id: number }[] };
+}

@@ -5,6 +5,7 @@ import { createSimulatorCheckout, type SimulatorCheckout } from "./simulator-che
 import {
   CHECKOUT_LIFETIME_MS,
   intentStateOf,
+  type IntentRow,
   lockIntent,
   noSuchIntent,
   settleLapses,
@@ -105,6 +106,20 @@ export function createSimulatorProcessor(options: SimulatorOptions): SimulatorPr
     return stored.ok as T;
   }
 
+  /** An idempotent change to one of the account's intents, made under the intent's row lock. */
+  function changeIntent<T>(
+    input: { account: MerchantAccount; idempotencyKey: string; intentRef: string },
+    request: Record<string, unknown>,
+    change: (tx: DbTx, row: IntentRow) => Promise<T>,
+  ): Promise<T> {
+    const { account, intentRef } = input;
+    return idempotent(account, input.idempotencyKey, request, async (tx, now) => {
+      const row = await lockIntent(tx, { tenantId: tenantOf(account), id: intentRef }, now);
+      if (!row) throw noSuchIntent(intentRef);
+      return change(tx, row);
+    });
+  }
+
   async function read<T>(fn: (db: Db) => Promise<T>): Promise<T> {
     try {
       return await fn(db());
@@ -199,131 +214,98 @@ export function createSimulatorProcessor(options: SimulatorOptions): SimulatorPr
 
     capture(input) {
       const { intentRef, amountMinor } = input;
-      return idempotent(
-        input.account,
-        input.idempotencyKey,
-        { op: "capture", intentRef, amountMinor },
-        async (tx, now) => {
-          const row = await lockIntent(
-            tx,
-            { tenantId: tenantOf(input.account), id: intentRef },
-            now,
-          );
-          if (!row) throw noSuchIntent(intentRef);
-          if (!Number.isSafeInteger(amountMinor) || amountMinor < 1) {
-            throw new ProcessorError("invalid", "Invalid amount_to_capture", {
-              code: "parameter_invalid",
-            });
-          }
-          if (row.status !== "requires_capture") {
-            throw unexpectedState(
-              `This PaymentIntent could not be captured because it has a status of ${row.status}. Only a PaymentIntent with one of the following statuses may be captured: requires_capture.`,
-            );
-          }
-          if (amountMinor > row.amountCapturable) {
-            throw new ProcessorError(
-              "invalid",
-              "The amount_to_capture cannot be greater than the amount_capturable.",
-              {
-                code: "amount_too_large",
-              },
-            );
-          }
-          const captured = await tx.simulatedIntent.update({
-            where: { id: row.id },
-            data: { status: "succeeded", amountCaptured: amountMinor, amountCapturable: 0 },
+      return changeIntent(input, { op: "capture", intentRef, amountMinor }, async (tx, row) => {
+        if (!Number.isSafeInteger(amountMinor) || amountMinor < 1) {
+          throw new ProcessorError("invalid", "Invalid amount_to_capture", {
+            code: "parameter_invalid",
           });
-          return intentStateOf(captured);
-        },
-      );
+        }
+        if (row.status !== "requires_capture") {
+          throw unexpectedState(
+            `This PaymentIntent could not be captured because it has a status of ${row.status}. Only a PaymentIntent with one of the following statuses may be captured: requires_capture.`,
+          );
+        }
+        if (amountMinor > row.amountCapturable) {
+          throw new ProcessorError(
+            "invalid",
+            "The amount_to_capture cannot be greater than the amount_capturable.",
+            {
+              code: "amount_too_large",
+            },
+          );
+        }
+        const captured = await tx.simulatedIntent.update({
+          where: { id: row.id },
+          data: { status: "succeeded", amountCaptured: amountMinor, amountCapturable: 0 },
+        });
+        return intentStateOf(captured);
+      });
     },
 
     cancel(input) {
       const { intentRef } = input;
-      return idempotent(
-        input.account,
-        input.idempotencyKey,
-        { op: "cancel", intentRef },
-        async (tx, now) => {
-          const row = await lockIntent(
-            tx,
-            { tenantId: tenantOf(input.account), id: intentRef },
-            now,
+      return changeIntent(input, { op: "cancel", intentRef }, async (tx, row) => {
+        const cancelable = ["requires_payment_method", "requires_action", "requires_capture"];
+        if (!cancelable.includes(row.status)) {
+          throw unexpectedState(
+            `You cannot cancel this PaymentIntent because it has a status of ${row.status}. Only a PaymentIntent with one of the following statuses may be canceled: ${cancelable.join(", ")}.`,
           );
-          if (!row) throw noSuchIntent(intentRef);
-          const cancelable = ["requires_payment_method", "requires_action", "requires_capture"];
-          if (!cancelable.includes(row.status)) {
-            throw unexpectedState(
-              `You cannot cancel this PaymentIntent because it has a status of ${row.status}. Only a PaymentIntent with one of the following statuses may be canceled: ${cancelable.join(", ")}.`,
-            );
-          }
-          const canceled = await tx.simulatedIntent.update({
-            where: { id: row.id },
-            data: {
-              status: "canceled",
-              amountCapturable: 0,
-              // nobody can pay a canceled intent: its checkout closes with it
-              ...(row.checkoutStatus === "open" && { checkoutStatus: "expired" }),
-            },
-          });
-          return intentStateOf(canceled);
-        },
-      );
+        }
+        const canceled = await tx.simulatedIntent.update({
+          where: { id: row.id },
+          data: {
+            status: "canceled",
+            amountCapturable: 0,
+            // nobody can pay a canceled intent: its checkout closes with it
+            ...(row.checkoutStatus === "open" && { checkoutStatus: "expired" }),
+          },
+        });
+        return intentStateOf(canceled);
+      });
     },
 
     refund(input) {
       const { intentRef, amountMinor } = input;
-      return idempotent(
-        input.account,
-        input.idempotencyKey,
-        { op: "refund", intentRef, amountMinor },
-        async (tx, now) => {
-          const row = await lockIntent(
-            tx,
-            { tenantId: tenantOf(input.account), id: intentRef },
-            now,
-          );
-          if (!row) throw noSuchIntent(intentRef);
-          if (!Number.isSafeInteger(amountMinor) || amountMinor < 1) {
-            throw new ProcessorError("invalid", "Invalid refund amount", {
-              code: "parameter_invalid",
-            });
-          }
-          if (row.status !== "succeeded") {
-            throw unexpectedState(
-              `This PaymentIntent (${row.id}) does not have a successful charge to refund.`,
-            );
-          }
-          const remaining = row.amountCaptured - row.amountRefunded;
-          if (remaining === 0) {
-            throw new ProcessorError(
-              "invalid",
-              `PaymentIntent ${row.id} has already been refunded.`,
-              {
-                code: "charge_already_refunded",
-              },
-            );
-          }
-          if (amountMinor > remaining) {
-            throw new ProcessorError(
-              "invalid",
-              `Refund amount is greater than the unrefunded amount (${remaining})`,
-              {
-                code: "amount_too_large",
-              },
-            );
-          }
-          await tx.simulatedIntent.update({
-            where: { id: row.id },
-            data: { amountRefunded: { increment: amountMinor } },
+      return changeIntent(input, { op: "refund", intentRef, amountMinor }, async (tx, row) => {
+        if (!Number.isSafeInteger(amountMinor) || amountMinor < 1) {
+          throw new ProcessorError("invalid", "Invalid refund amount", {
+            code: "parameter_invalid",
           });
-          return {
-            refundRef: `sim_re_${randomBase62(24)}`,
-            status: "succeeded" as const,
-            amountMinor,
-          };
-        },
-      );
+        }
+        if (row.status !== "succeeded") {
+          throw unexpectedState(
+            `This PaymentIntent (${row.id}) does not have a successful charge to refund.`,
+          );
+        }
+        const remaining = row.amountCaptured - row.amountRefunded;
+        if (remaining === 0) {
+          throw new ProcessorError(
+            "invalid",
+            `PaymentIntent ${row.id} has already been refunded.`,
+            {
+              code: "charge_already_refunded",
+            },
+          );
+        }
+        if (amountMinor > remaining) {
+          throw new ProcessorError(
+            "invalid",
+            `Refund amount is greater than the unrefunded amount (${remaining})`,
+            {
+              code: "amount_too_large",
+            },
+          );
+        }
+        await tx.simulatedIntent.update({
+          where: { id: row.id },
+          data: { amountRefunded: { increment: amountMinor } },
+        });
+        return {
+          refundRef: `sim_re_${randomBase62(24)}`,
+          status: "succeeded" as const,
+          amountMinor,
+        };
+      });
     },
 
     ...createSimulatorCheckout({ db, clock }),
