@@ -286,24 +286,15 @@ export async function createGateway({
         db,
         async (tx) => {
           await lockStation(tx, charger.stationId); // first: the lock order at appendEvent
-          const seen = await tx.chargerMessage.findUnique({
-            where: { stationId_messageId: { stationId: charger.stationId, messageId } },
-          });
+          // One record per (station, message id): the key also holds the partition's created_at,
+          // so the station lock above and this lookup first are what keep it one.
+          const key = { stationId: charger.stationId, messageId };
+          const seen = await tx.chargerMessage.findFirst({ where: key });
           if (seen && seen.action === method) return seen.response as Record<string, unknown>;
           const response = await handler(tx, charger, params);
-          await tx.chargerMessage.upsert({
-            where: { stationId_messageId: { stationId: charger.stationId, messageId } },
-            update: {
-              action: method,
-              response: response as Prisma.InputJsonObject,
-              createdAt: new Date(),
-            },
-            create: {
-              stationId: charger.stationId,
-              messageId,
-              action: method,
-              response: response as Prisma.InputJsonObject,
-            },
+          if (seen) await tx.chargerMessage.deleteMany({ where: key });
+          await tx.chargerMessage.create({
+            data: { ...key, action: method, response: response as Prisma.InputJsonObject },
           });
           return response;
         },

@@ -16,6 +16,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
+import config from "../prisma.config";
 import { startEmbeddedDatabase } from "../server/db/embedded";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
@@ -185,7 +186,7 @@ async function diffMigrationsToSchema(url: string, exitCode: boolean) {
       to: { tag: "schemaDatamodel", files: [{ path: "schema.prisma", content: schema }] },
       script: true,
       exitCode,
-      filters: { externalTables: [], externalEnums: [] },
+      filters: { externalTables: config.tables?.external ?? [], externalEnums: [] },
     });
   } finally {
     await Promise.all(pools.map((pool) => pool.end().catch(() => {})));

@@ -1,5 +1,9 @@
 import type { JobDefinition } from "./jobs/define-job";
-import { releaseDeadGatewaysJob, retentionJob } from "./maintenance/maintenance-jobs";
+import {
+  partitionsJob,
+  releaseDeadGatewaysJob,
+  retentionJob,
+} from "./maintenance/maintenance-jobs";
 import { OPERATION_CALL_TIMEOUT_MS, operationSweepJob } from "./operations/operation-jobs";
 import { accountUpdatedJob } from "./payments/accounts/account-updated-job";
 import { paymentAttemptJob } from "./payments/payment-attempt-job";
@@ -14,6 +18,7 @@ import { deliverWebhook } from "./webhooks/deliver-webhook";
 export const BACKGROUND_JOBS: readonly JobDefinition[] = [
   deliverWebhook,
   retentionJob,
+  partitionsJob,
   releaseDeadGatewaysJob,
   operationSweepJob({ callTimeoutMs: OPERATION_CALL_TIMEOUT_MS }),
   paymentAttemptJob,

@@ -1,6 +1,7 @@
 import { releaseDeadGateways } from "../charging/connections";
 import { defineCronJob } from "../jobs/define-job";
 import { log } from "../log";
+import { ensurePartitions } from "./partitions";
 import { applyRetention } from "./retention";
 
 /**
@@ -27,5 +28,19 @@ export const releaseDeadGatewaysJob = defineCronJob({
   everyMs: 5_000,
   handler: async (_slot, ctx) => {
     await releaseDeadGateways({ db: ctx.db });
+  },
+});
+
+/**
+ * The partitions of the coming periods (`partitions.ts`), once an hour across every process: days
+ * are created three ahead, so the job may miss two days of slots before a row lands in a default
+ * partition, and even then the insert succeeds (the next run moves those rows out).
+ */
+export const partitionsJob = defineCronJob({
+  id: "maintenance.partitions",
+  everyMs: 60 * 60_000,
+  handler: async (_slot, ctx) => {
+    const created = await ensurePartitions({ db: ctx.db, now: ctx.now() });
+    if (created.length) log.info("partitions created", { created });
   },
 });

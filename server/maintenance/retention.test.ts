@@ -20,7 +20,7 @@ describe("retention", () => {
             resourceId: 1,
             data: { age },
           });
-          await tx.event.update({ where: { id: e.id }, data: { createdAt: daysAgo(age) } });
+          await tx.event.updateMany({ where: { id: e.id }, data: { createdAt: daysAgo(age) } });
         }
       }
     });

@@ -78,7 +78,7 @@ async function attempt(deliveryId: string, ctx: JobContext, network: DeliveryNet
     );
     return;
   }
-  const event = await db.event.findUniqueOrThrow({ where: { id: delivery.eventId } });
+  const event = await db.event.findFirstOrThrow({ where: { id: delivery.eventId } });
   const version = isApiVersion(delivery.endpoint.apiVersion)
     ? delivery.endpoint.apiVersion
     : LATEST_VERSION;

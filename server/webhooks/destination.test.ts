@@ -224,7 +224,7 @@ describe("a delivery to a hostname that resolves to a public address", () => {
     expect(got).toMatchObject({ host: "hooks.example.com", servername: "hooks.example.com" });
     const stripe = new Stripe("sk_test_unused", { telemetry: false });
     const verified = stripe.webhooks.constructEvent(got.body, got.signature, created.body.secret);
-    const logged = await db().event.findUniqueOrThrow({ where: { id: test.body.event_id } });
+    const logged = await db().event.findFirstOrThrow({ where: { id: test.body.event_id } });
     expect(verified).toEqual(presentEvent(logged));
     expect(
       await db().webhookDelivery.findFirstOrThrow({ where: { endpointId: created.body.id } }),

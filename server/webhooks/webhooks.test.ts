@@ -193,7 +193,7 @@ describe("delivery", () => {
       String(got.headers["service-signature"]),
       webhook.secret,
     ) as unknown as Record<string, unknown>;
-    const logged = await db().event.findUniqueOrThrow({ where: { id: test.body.event_id } });
+    const logged = await db().event.findFirstOrThrow({ where: { id: test.body.event_id } });
     expect(verified).toEqual(presentEvent(logged));
     expect(got.body).toBe(JSON.stringify(presentEvent(logged))); // compact
     expect(got.headers).toMatchObject({
