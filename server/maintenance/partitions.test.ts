@@ -107,15 +107,21 @@ describe("time partitions", () => {
     expect(current).toBe(dayName("charger_messages", now));
     await anEvent(t.tenantId, "meter.sampled", now);
 
+    // A drop cut short between its DETACH and its DROP leaves a table attached to nothing.
+    const nextOld = dayName("charger_messages", new Date(old.getTime() + DAY));
+    await db().$executeRawUnsafe(`ALTER TABLE charger_messages DETACH PARTITION "${nextOld}"`);
+
     const { dropped_partitions: dropped } = await applyRetention({ db: db(), now });
 
     expect(dropped).toEqual(
       expect.arrayContaining([
         dayName("charger_messages", old),
         dayName("events_meter_sampled", old),
+        nextOld,
       ]),
     );
     expect(await exists(dayName("events_meter_sampled", old))).toBe(false);
+    expect(await exists(nextOld)).toBe(false);
     // Seven days ago's partition still holds events younger than 7 days: kept whole.
     const partly = new Date(utcDay(now).getTime() - 7 * DAY);
     expect(await exists(dayName("events_meter_sampled", partly))).toBe(true);
