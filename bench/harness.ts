@@ -108,3 +108,17 @@ export async function aBenchStation(
     })
   ).json as { id: number; connectors: { id: number }[] };
 }
+
+/**
+ * A process's own figures, from its `/metrics` (served when the product runs with METRICS_TOKEN):
+ * `scrapeMetrics(url, token)` gives the samples; `sumOf` a counter or gauge over matching series;
+ * `histogramOf` and `histogramQuantile` a histogram's counts and its quantiles in seconds.
+ */
+export {
+  histogramOf,
+  histogramQuantile,
+  scrapeMetrics,
+  sumOf,
+  type HistogramFigures,
+  type Sample,
+} from "../server/metrics/read-metrics";
