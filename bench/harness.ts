@@ -9,6 +9,14 @@ import os from "node:os";
 import path from "node:path";
 import { startEmbeddedDatabase } from "../server/db/embedded";
 import { applyMigrations } from "../server/db/migrate";
+import {
+  histogramOf,
+  histogramQuantile,
+  scrapeMetrics,
+  sumOf,
+  type HistogramFigures,
+  type Sample,
+} from "../server/metrics/read-metrics";
 
 /** A migrated embedded PostgreSQL of its own in a temporary directory, removed by `stop`. */
 export async function scratchDatabase(name: string, env: Record<string, string> = {}) {
@@ -107,4 +115,44 @@ export async function aBenchStation(
       connector_count: 1,
     })
   ).json as { id: number; connectors: { id: number }[] };
+}
+
+/**
+ * A process's own figures, from its `/metrics` (served when the product runs with METRICS_TOKEN):
+ * `scrapeMetrics(url, token)` gives the samples; `sumOf` a counter or gauge over matching series;
+ * `histogramOf` and `histogramQuantile` a histogram's counts and its quantiles in seconds.
+ */
+export { histogramOf, histogramQuantile, scrapeMetrics, sumOf };
+export type { HistogramFigures, Sample };
+
+/** A histogram's count and its bucket-interpolated p50/p99 in milliseconds (null when empty). */
+export function histogramLatency(
+  samples: readonly Sample[],
+  name: string,
+  labels: Record<string, string> = {},
+) {
+  const h = histogramOf(samples, name, labels);
+  const ms = (q: number) => (h.count ? round2(histogramQuantile(h, q) * 1000) : null);
+  return { count: h.count, p50_ms: ms(0.5), p99_ms: ms(0.99) };
+}
+
+/**
+ * Scrapes `url` every `everyMs` while a benchmark runs, keeping the highest value each gauge in
+ * `peaks` reached (a gauge read only at the end would miss what a phase held); `stop` scrapes a
+ * last time and returns those samples with the peaks.
+ */
+export function watchMetrics(url: string, token: string, peaks: string[], everyMs = 2_000) {
+  const highest = Object.fromEntries(peaks.map((name) => [name, 0]));
+  const look = async () => {
+    const samples = await scrapeMetrics(url, token);
+    for (const name of peaks) highest[name] = Math.max(highest[name]!, sumOf(samples, name));
+    return samples;
+  };
+  const timer = setInterval(() => void look().catch(() => {}), everyMs).unref();
+  return {
+    stop: async () => {
+      clearInterval(timer);
+      return { samples: await look(), peaks: highest };
+    },
+  };
 }

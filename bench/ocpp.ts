@@ -8,6 +8,7 @@
  * Run: `npx tsx bench/ocpp.ts` (BENCH_CONNECTIONS default 1000). Writes bench/results/ocpp.json.
  */
 import { spawn } from "node:child_process";
+import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import readline from "node:readline";
@@ -17,6 +18,7 @@ import { closeDb, db, useDatabaseUrl } from "../server/db";
 import { startEmbeddedDatabase } from "../server/db/embedded";
 import { hashPassword } from "../server/lib/passwords";
 import { registerStation } from "../server/stations/register-station";
+import { histogramLatency, scrapeMetrics, sumOf, watchMetrics } from "./harness";
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 1000);
 const METER_CHARGERS = 20;
@@ -45,7 +47,54 @@ function sim(job: unknown, onLine: (line: Record<string, unknown>) => void) {
   return new Promise<void>((resolve) => child.on("exit", () => resolve()));
 }
 
-const product = await startProduct();
+/**
+ * What the product's own /metrics said over the run, beside what the chargers measured: the
+ * gateway's peak connection count and its handled time per charger action and per command sent
+ * (bucket-interpolated quantiles), and the web process's time for the command requests.
+ */
+async function productFigures(gateway: ReturnType<typeof watchMetrics>, webMetricsUrl: string) {
+  const { samples, peaks } = await gateway.stop();
+  const web = await scrapeMetrics(webMetricsUrl, METRICS_TOKEN);
+  const message = "chargecloud_ocpp_message_duration_seconds";
+  const actions = new Set(
+    samples.filter((s) => s.name === `${message}_count`).map((s) => s.labels.action!),
+  );
+  return {
+    source: "the product's /metrics (histogram quantiles, interpolated within buckets)",
+    connections_held_peak: peaks.chargecloud_ocpp_connections,
+    db_pool_waiting_peak: peaks.chargecloud_db_pool_waiting,
+    handshakes: {
+      accepted: sumOf(samples, "chargecloud_ocpp_handshakes_total", { outcome: "accepted" }),
+      refused: sumOf(samples, "chargecloud_ocpp_handshakes_total", { outcome: "refused" }),
+    },
+    messages_handled: Object.fromEntries(
+      [...actions].map((action) => [
+        action,
+        {
+          ...histogramLatency(samples, message, { action, outcome: "ok" }),
+          not_ok:
+            sumOf(samples, `${message}_count`, { action }) -
+            sumOf(samples, `${message}_count`, { action, outcome: "ok" }),
+        },
+      ]),
+    ),
+    commands_sent: histogramLatency(samples, "chargecloud_ocpp_command_duration_seconds", {
+      outcome: "answered",
+    }),
+    v1_send_command: histogramLatency(web, "chargecloud_v1_request_duration_seconds", {
+      method: "POST",
+      route: "/v1/tenants/{tenant_id}/stations/{station_id}/commands",
+    }),
+  };
+}
+
+const METRICS_TOKEN = crypto.randomBytes(24).toString("hex");
+const product = await startProduct({ extraEnv: { METRICS_TOKEN } });
+const gatewayMetrics = watchMetrics(
+  `${loopback(product.ocppUrl).replace("ws:", "http:")}/metrics`,
+  METRICS_TOKEN,
+  ["chargecloud_ocpp_connections", "chargecloud_db_pool_waiting"],
+);
 const health = async () =>
   (await (await fetch(`${loopback(product.ocppUrl).replace("ws:", "http:")}/health`)).json()) as {
     connections: number;
@@ -186,6 +235,7 @@ try {
   await charger.close({ force: true });
   commandMs.sort((a, b) => a - b);
   eventMs.sort((a, b) => a - b);
+  const fromMetrics = await productFigures(gatewayMetrics, `${loopback(product.baseUrl)}/metrics`);
   const result = {
     benchmark: "ocpp",
     date: new Date().toISOString(),
@@ -202,6 +252,7 @@ try {
       p50_ms: round(pct(eventMs, 50)),
       p99_ms: round(pct(eventMs, 99)),
     },
+    product_metrics: fromMetrics,
   };
   console.log(JSON.stringify(result, null, 2));
   fs.mkdirSync("bench/results", { recursive: true });

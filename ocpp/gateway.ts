@@ -41,6 +41,7 @@ import { answerPolitely } from "./handlers/fallback";
 import { v16Handlers } from "./handlers/v16";
 import { v2Handlers } from "./handlers/v2";
 import type { ValidatedHandler } from "./handlers/types";
+import { meteredHandshake, observeCall } from "./metrics";
 
 /** Charger calls that record nothing a retry could apply twice. */
 const STATELESS_ACTIONS = new Set(["Heartbeat", "Authorize"]);
@@ -129,7 +130,7 @@ export async function createGateway({
   };
   server.auth(
     (accept: Accept, reject: Reject, handshake: Handshake, signal?: AbortSignal) =>
-      void authenticate(accept, reject, handshake, signal),
+      void authenticate(...meteredHandshake(accept, reject), handshake, signal),
   );
 
   const limits = { ...DEFAULT_AUTH_LIMITS, ...auth.limits };
@@ -211,7 +212,9 @@ export async function createGateway({
     let queue: Promise<unknown> = Promise.resolve();
     client.handle(({ method, params, messageId }) => {
       refuseUnstorable(client.protocol, method, params);
-      const next = queue.then(() => handleCall(charger, handlers, method, params, messageId));
+      const next = queue.then(() =>
+        observeCall(method, handleCall(charger, handlers, method, params, messageId)),
+      );
       queue = next.catch(() => {});
       return next;
     });

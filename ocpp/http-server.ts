@@ -2,13 +2,15 @@ import fs from "node:fs";
 import http from "node:http";
 import https from "node:https";
 import type { Db } from "../server/db";
+import { metricsAnswer } from "../server/metrics/expose";
 import type { Gateway } from "./gateway";
+import { countConnections } from "./metrics";
 
 export type TlsFiles = { certPath: string; keyPath: string };
 
 /**
- * The gateway's listener: websocket upgrades at /ocpp/<station name>, `GET /health`, and a JSON
- * 404 for anything else. With a certificate and key it serves TLS (wss://, OCPP security
+ * The gateway's listener: websocket upgrades at /ocpp/<station name>, `GET /health`, `GET /metrics`
+ * (Prometheus, behind METRICS_TOKEN: server/metrics/expose.ts), and a JSON 404 for anything else. With a certificate and key it serves TLS (wss://, OCPP security
  * profile 2: TLS plus HTTP Basic); without, plain ws:// (profile 1, behind a TLS proxy in production).
  */
 export function createOcppServer({
@@ -42,6 +44,12 @@ export function createOcppServer({
         .catch(() => res.destroy());
       return;
     }
+    if (req.method === "GET" && req.url === "/metrics") {
+      metricsAnswer(req.headers.authorization)
+        .then(({ status, headers, body }) => res.writeHead(status, headers).end(body))
+        .catch(() => res.destroy());
+      return;
+    }
     res.writeHead(404, { "content-type": "application/json" });
     res.end(
       JSON.stringify({
@@ -60,5 +68,6 @@ export function createOcppServer({
       )
     : http.createServer(handler);
   server.on("upgrade", (req, socket, head) => gateway.handleUpgrade(req, socket, head));
+  server.on("close", countConnections(gateway.connectionCount));
   return server;
 }

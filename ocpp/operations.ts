@@ -5,6 +5,7 @@ import { redispatchJob } from "../server/operations/operation-jobs";
 import { unclaimedOperationIds } from "../server/operations/reject-unreachable-operations";
 import { log } from "../server/log";
 import { chargerLink, type CallingClient } from "./charger-link";
+import { meteredLink } from "./metrics";
 
 export type OperationRunnerOptions = {
   db: Db;
@@ -42,7 +43,7 @@ export async function runOperations(options: OperationRunnerOptions) {
 
   const link = (stationId: number) => {
     const client = options.localClient(stationId);
-    return client && chargerLink(client, options.callTimeoutMs);
+    return client && meteredLink(chargerLink(client, options.callTimeoutMs));
   };
 
   async function dispatch(operationId: string) {

@@ -3,6 +3,7 @@
 // condition (`--conditions=react-server`), where it is an empty module.
 import "server-only";
 import { PrismaPg } from "@prisma/adapter-pg";
+import pg from "pg";
 import { PrismaClient } from "./generated/prisma/client";
 import { env } from "./env";
 
@@ -10,7 +11,7 @@ export type Db = InstanceType<typeof PrismaClient>;
 /** A client or an interactive transaction: services accept either. */
 export type DbTx = Omit<Db, "$connect" | "$disconnect" | "$on" | "$transaction" | "$extends">;
 
-const globalForDb = globalThis as unknown as { __db?: Db };
+const globalForDb = globalThis as unknown as { __db?: Db; __dbPool?: pg.Pool };
 
 let overrideUrl: string | undefined;
 
@@ -31,14 +32,26 @@ function requireDatabaseUrl(): string {
 
 /** The process-wide Prisma client (one pool per process). */
 export function db(): Db {
-  globalForDb.__db ??= new PrismaClient({
-    adapter: new PrismaPg({ connectionString: requireDatabaseUrl(), max: 10 }),
-  });
+  if (!globalForDb.__db) {
+    // The pool is ours, not the adapter's, so the metrics can read its counts; the adapter still
+    // ends it when the client disconnects.
+    const pool = new pg.Pool({ connectionString: requireDatabaseUrl(), max: 10 });
+    globalForDb.__db = new PrismaClient({
+      adapter: new PrismaPg(pool, { disposeExternalPool: true }),
+    });
+    globalForDb.__dbPool = pool;
+  }
   return globalForDb.__db;
+}
+
+/** The pool under `db()`, once it exists (for the pool gauges). */
+export function dbPool(): pg.Pool | undefined {
+  return globalForDb.__dbPool;
 }
 
 export async function closeDb(): Promise<void> {
   const client = globalForDb.__db;
   globalForDb.__db = undefined;
+  globalForDb.__dbPool = undefined;
   await client?.$disconnect();
 }

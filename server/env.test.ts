@@ -133,4 +133,14 @@ describe("configuration", () => {
       parseEnv({ SERVICE_ENV: "production", SECRET_KEY: key, STRIPE_API_URL: "http://x:1" }),
     ).toThrow(/^STRIPE_API_URL cannot be set in production/);
   });
+
+  it("takes METRICS_TOKEN as a long token and never echoes a refused one", () => {
+    expect(parseEnv({}).metricsToken).toBeNull();
+    const token = "a".repeat(32);
+    expect(parseEnv({ METRICS_TOKEN: token }).metricsToken).toBe(token);
+    expect(() => parseEnv({ METRICS_TOKEN: "short-secret" })).toThrow(
+      /^METRICS_TOKEN must be at least 32 printable characters, no spaces$/,
+    );
+    expect(() => parseEnv({ METRICS_TOKEN: `${token} x` })).toThrow(/^METRICS_TOKEN must/);
+  });
 });

@@ -65,6 +65,10 @@ const schema = z.object({
   WEBHOOK_ALLOW_PRIVATE_DESTINATIONS: z
     .enum(["true", "false"], { error: "must be true or false" })
     .default("false"),
+  METRICS_TOKEN: z
+    .string()
+    .regex(/^[\x21-\x7e]{32,}$/, "must be at least 32 printable characters, no spaces")
+    .optional(),
   OIDC_ISSUER: url(["https:", "http:"]).optional(),
   OIDC_CLIENT_ID: z.string().min(1).optional(),
   OIDC_CLIENT_SECRET: z.string().min(1).optional(),
@@ -108,6 +112,8 @@ export type Env = {
   secretKey: string | undefined;
   /** non-production only: webhook deliveries may go to loopback and private addresses (tests) */
   webhookAllowPrivateDestinations: boolean;
+  /** the bearer token `/metrics` requires on every process; null: `/metrics` is not served */
+  metricsToken: string | null;
   /**
    * Sign-in: an external OpenID Connect provider when OIDC_ISSUER is set, otherwise the built-in
    * provider at `${publicBaseUrl}/oidc` over the product's own accounts.
@@ -136,7 +142,11 @@ export type Env = {
 
 export class EnvError extends Error {}
 
-const SECRET_NAMES = new Set(["STRIPE_SECRET_KEY", "STRIPE_CONNECT_WEBHOOK_SECRET"]);
+const SECRET_NAMES = new Set([
+  "STRIPE_SECRET_KEY",
+  "STRIPE_CONNECT_WEBHOOK_SECRET",
+  "METRICS_TOKEN",
+]);
 
 export function parseEnv(source: Record<string, string | undefined>): Env {
   // An empty variable counts as unset, as shells make that easy to do by accident.
@@ -195,6 +205,7 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
     logLevel: e.LOG_LEVEL,
     secretKey: e.SECRET_KEY,
     webhookAllowPrivateDestinations: e.WEBHOOK_ALLOW_PRIVATE_DESTINATIONS === "true",
+    metricsToken: e.METRICS_TOKEN ?? null,
     oidc:
       e.OIDC_ISSUER && e.OIDC_CLIENT_ID && e.OIDC_CLIENT_SECRET
         ? {

@@ -7,6 +7,7 @@ import { authenticate } from "./auth";
 import { readJsonBody } from "./body";
 import { asDomainError, executeRoute } from "./execute";
 import { routeNotFound } from "./raw-path";
+import { noteV1Route } from "../metrics/v1";
 import { ERROR_STATUS, errorBody, errorHeaders } from "./errors";
 import type { Method, RouteDef } from "./route";
 import { LATEST_VERSION, type ApiVersion } from "../versions";
@@ -100,6 +101,7 @@ export function createRouter(routes: RouteDef[]) {
       }
       const lookup = method === "HEAD" ? "GET" : method;
       const hit = candidates.find((c) => c.route.def.method === lookup);
+      noteV1Route(req, (hit ?? candidates[0])?.route.def.path); // the latency's route label
       const allowed = [...new Set(candidates.map((c) => c.route.def.method))].sort(
         (a, b) => METHODS.indexOf(a) - METHODS.indexOf(b),
       );

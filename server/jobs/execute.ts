@@ -1,6 +1,7 @@
 import type { Db, DbTx } from "../db";
 import { inTransaction } from "../db/retry";
 import { log } from "../log";
+import { observeJob } from "../metrics/jobs";
 import type { ClaimedJob } from "./claim";
 import {
   nextState,
@@ -19,7 +20,15 @@ export type ExecuteOptions = { db: Db; runnerId: string; now: () => Date };
  * and lets a runner try again. Returns what the job became, or null when this attempt was fenced
  * out or could not record.
  */
-export async function executeJob(
+export function executeJob(
+  job: ClaimedJob,
+  definition: JobDefinition,
+  options: ExecuteOptions,
+): Promise<Settled | null> {
+  return observeJob(job, runJob(job, definition, options));
+}
+
+async function runJob(
   job: ClaimedJob,
   definition: JobDefinition,
   options: ExecuteOptions,

@@ -7,6 +7,7 @@ import { scheduleCronSlots } from "./cron";
 import { DEFAULT_QUEUE, type JobDefinition } from "./define-job";
 import { JOBS_CHANNEL } from "./enqueue";
 import { executeJob } from "./execute";
+import { watchQueue } from "../metrics/job-queues";
 
 export type JobRunnerOptions = {
   db: Db;
@@ -59,6 +60,7 @@ export async function startJobRunner(options: JobRunnerOptions): Promise<JobRunn
   const now = options.now ?? (() => new Date());
   const runnerId = options.runnerId ?? newId("run");
   const cronSeen = new Map<string, number>();
+  const unwatch = queues.map((queue) => watchQueue(queue)); // the queue gauges report them
 
   const listener = new pg.Client({ connectionString: options.databaseUrl });
   // Without its LISTEN the runner still finds work on its poll, only later.
@@ -128,6 +130,7 @@ export async function startJobRunner(options: JobRunnerOptions): Promise<JobRunn
     stop: async (graceMs = 5_000) => {
       stopped = true;
       clearTimeout(timer);
+      unwatch.forEach((stop) => stop());
       await listener.end().catch(() => {});
       let grace: NodeJS.Timeout | undefined;
       await Promise.race([

@@ -2,6 +2,7 @@ import { env } from "../../env";
 import { buildOpenApiDocument } from "../../openapi/build-document";
 import type { RouteDef } from "../route";
 import { createRouter } from "../router";
+import { meteredV1 } from "../../metrics/v1";
 import { apiKeyRoutes } from "./api-keys";
 import { billRoutes } from "./bills";
 import { chargingSessionRoutes } from "./charging-sessions";
@@ -51,4 +52,4 @@ export type ResourceRoute = (typeof resourceRoutes)[number];
 
 allRoutes.push(...metaRoutes(() => allRoutes, openApi), ...resourceRoutes);
 
-export const handleV1 = createRouter(allRoutes);
+export const handleV1 = meteredV1(createRouter(allRoutes));
