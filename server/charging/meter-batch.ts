@@ -2,7 +2,8 @@ import type { DbTx } from "../db";
 import type { Transaction } from "../generated/prisma/client";
 import type { ChargerContext } from "./connections";
 import type { ConnectorRef } from "./find-connector";
-import { logMeterEvents, type MeterPlan, type OcppMeterValue } from "./record-meter";
+import { appendStationEvents, type StationEvent } from "../events/append-event";
+import { meterSampledEvent, type MeterPlan, type OcppMeterValue } from "./record-meter";
 import { transactionUpdated } from "./transaction-updated";
 
 /** A MeterValues message that may be recorded in a batch with other stations' (`recordMeterBatch`). */
@@ -214,10 +215,16 @@ export async function recordMeterBatch(
                     ${recorded.map((r) => r.message.action)}::text[])
              AS r(station_id, message_id, action)`;
 
-  // Events last, tenant by tenant: each tenant's counter is taken once and held only to commit.
-  const logged = recorded
-    .filter((r) => r.plan?.events.length)
-    .sort((a, b) => a.message.charger.tenantId - b.message.charger.tenantId);
-  for (const { message, plan } of logged) await logMeterEvents(tx, message.charger, plan!);
+  // Events last, tenant by tenant in id order: each tenant's counter is taken once, by one
+  // statement, and held only to commit.
+  const byTenant = new Map<number, StationEvent[]>();
+  for (const { message, plan } of recorded)
+    for (const event of plan?.events ?? []) {
+      const tenantId = message.charger.tenantId;
+      if (!byTenant.has(tenantId)) byTenant.set(tenantId, []);
+      byTenant.get(tenantId)!.push(meterSampledEvent(message.charger, event));
+    }
+  for (const tenantId of [...byTenant.keys()].sort((a, b) => a - b))
+    await appendStationEvents(tx, tenantId, byTenant.get(tenantId)!);
   return outcomes;
 }

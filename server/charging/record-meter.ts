@@ -73,17 +73,18 @@ export function planMeterValues(state: MeterState, meterValues: OcppMeterValue[]
   return { samples, after: { meterStartWh, energyWh, lastSampleLoggedAt }, changed, events };
 }
 
+/** A plan's `meter.sampled` event as the station's event. */
+export const meterSampledEvent = (charger: ChargerContext, event: MeterPlan["events"][number]) => ({
+  type: "meter.sampled",
+  resourceId: event.data.transaction_id as number,
+  station: { id: charger.stationId, occurredAt: event.occurredAt },
+  data: event.data,
+});
+
 /** Appends a plan's `meter.sampled` events (the tenant's event counter: last, see Locks). */
-export async function logMeterEvents(tx: DbTx, charger: ChargerContext, plan: MeterPlan) {
+async function logMeterEvents(tx: DbTx, charger: ChargerContext, plan: MeterPlan) {
   for (const event of plan.events)
-    await appendEvent({
-      db: tx,
-      tenantId: charger.tenantId,
-      type: "meter.sampled",
-      resourceId: event.data.transaction_id as number,
-      station: { id: charger.stationId, occurredAt: event.occurredAt },
-      data: event.data,
-    });
+    await appendEvent({ db: tx, tenantId: charger.tenantId, ...meterSampledEvent(charger, event) });
 }
 
 /**
