@@ -3,14 +3,16 @@
  * Reads one JSON job from argv, prints one JSON result on stdout. A job names its chargers as a
  * range, `<prefix><first>` to `<prefix><first + count - 1>`, so its size does not grow with them.
  *   { kind: "connect", url, prefix, first, count, password, heartbeatMs, holdMs }
- *   { kind: "meter", url, prefix, first, count, password, seconds }
+ *   { kind: "meter", url, prefix, first, count, password, seconds, readingEveryS? }
+ *   (readingEveryS: the readings' timestamps step by that many seconds, so a step of 10 makes
+ *   every message a `meter.sampled` event; by default they are the wall clock's)
  */
 import { RPCClient } from "ocpp-rpc";
 
 type Chargers = { url: string; prefix: string; first: number; count: number; password: string };
 type Job =
   | (Chargers & { kind: "connect"; heartbeatMs: number; holdMs: number })
-  | (Chargers & { kind: "meter"; seconds: number });
+  | (Chargers & { kind: "meter"; seconds: number; readingEveryS?: number });
 
 const job = JSON.parse(process.argv[2]!) as Job;
 const names = Array.from({ length: job.count }, (_, i) => `${job.prefix}${job.first + i}`);
@@ -66,20 +68,40 @@ if (job.kind === "connect") {
 } else {
   const latencies: number[] = [];
   let errors = 0;
+  // Connected and in a transaction before the clock starts: ten handshakes at a time, and again
+  // after a refusal (the gateway takes a few checks at once per address and answers 429 past them).
+  const ready: { c: RPCClient; transactionId: number }[] = [];
+  for (let i = 0; i < names.length; i += 10)
+    await Promise.all(
+      names.slice(i, i + 10).map(async (name) => {
+        for (;;) {
+          const c = client(job.url, name, job.password);
+          try {
+            await c.connect();
+          } catch {
+            await new Promise((r) => setTimeout(r, 200));
+            continue;
+          }
+          const start = (await c.call("StartTransaction", {
+            connectorId: 1,
+            idTag: "BENCH",
+            meterStart: 0,
+            timestamp: new Date().toISOString(),
+          })) as { transactionId: number };
+          ready.push({ c, transactionId: start.transactionId });
+          return;
+        }
+      }),
+    );
   const deadline = Date.now() + job.seconds * 1000;
   await Promise.all(
-    names.map(async (name) => {
-      const c = client(job.url, name, job.password);
-      await c.connect();
-      const start = (await c.call("StartTransaction", {
-        connectorId: 1,
-        idTag: "BENCH",
-        meterStart: 0,
-        timestamp: new Date().toISOString(),
-      })) as { transactionId: number };
+    ready.map(async ({ c, transactionId }) => {
+      const start = { transactionId };
       let wh = 0;
+      let reading = Date.now();
       while (Date.now() < deadline) {
         wh += 10;
+        reading = job.readingEveryS ? reading + job.readingEveryS * 1000 : Date.now();
         const t0 = performance.now();
         try {
           await c.call("MeterValues", {
@@ -87,7 +109,7 @@ if (job.kind === "connect") {
             transactionId: start.transactionId,
             meterValue: [
               {
-                timestamp: new Date().toISOString(),
+                timestamp: new Date(reading).toISOString(),
                 sampledValue: [
                   { value: String(wh) },
                   { value: "7200", measurand: "Power.Active.Import", unit: "W" },

@@ -17,11 +17,14 @@ import { aCharger } from "../ocpp/testing";
 import { closeDb, db, useDatabaseUrl } from "../server/db";
 import { startEmbeddedDatabase } from "../server/db/embedded";
 import { hashPassword } from "../server/lib/passwords";
+import { treeCpuMs } from "./process-cpu";
 import { registerStation } from "../server/stations/register-station";
 import { histogramLatency, scrapeMetrics, sumOf, watchMetrics } from "./harness";
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 1000);
+/** MeterValues phases: the issue's 20 chargers, then many (each a station of its own). */
 const METER_CHARGERS = 20;
+const METER_CHARGERS_MANY = Number(process.env.BENCH_METER_CHARGERS ?? 200);
 const METER_SECONDS = 15;
 const PASSWORD = "bench-password-000001";
 const pct = (sorted: number[], p: number) =>
@@ -121,7 +124,7 @@ try {
   });
   const passwordHash = await hashPassword(PASSWORD);
   const prefix = `BENCH-${Date.now().toString(36)}-`;
-  const total = CONNECTIONS + METER_CHARGERS + 1;
+  const total = CONNECTIONS + METER_CHARGERS + 2 * METER_CHARGERS_MANY + 1;
   let station = { id: 0 };
   for (let i = 0; i < total; i++) {
     station = await registerStation({
@@ -166,19 +169,41 @@ try {
       : null,
   };
 
-  // 2. sustained MeterValues
-  let meter: Record<string, unknown> = {};
-  await sim(
-    {
-      kind: "meter",
-      url,
-      prefix,
-      first: CONNECTIONS,
-      count: METER_CHARGERS,
-      password: PASSWORD,
+  // 2. sustained MeterValues: 20 chargers, then many; then many whose every reading is an event
+  // (timestamps 10 s apart), which is where one tenant's event counter would show. CPU is the
+  // whole tree's (product, PostgreSQL, simulator) per message persisted.
+  const meterPhase = async (first: number, count: number, readingEveryS?: number) => {
+    let line: Record<string, unknown> = {};
+    const cpu0 = treeCpuMs();
+    await sim(
+      {
+        kind: "meter",
+        url,
+        prefix,
+        first,
+        count,
+        password: PASSWORD,
+        seconds: METER_SECONDS,
+        readingEveryS,
+      },
+      (l) => (line = l),
+    );
+    const cpu = treeCpuMs();
+    const messages = Number(line.messages ?? 0);
+    return {
+      chargers: count,
       seconds: METER_SECONDS,
-    },
-    (line) => (meter = line),
+      ...line,
+      cpu_ms_per_message:
+        cpu0 !== null && cpu !== null && messages ? round((cpu - cpu0) / messages) : null,
+    };
+  };
+  const meter = await meterPhase(CONNECTIONS, METER_CHARGERS);
+  const meterMany = await meterPhase(CONNECTIONS + METER_CHARGERS, METER_CHARGERS_MANY);
+  const meterEvents = await meterPhase(
+    CONNECTIONS + METER_CHARGERS + METER_CHARGERS_MANY,
+    METER_CHARGERS_MANY,
+    10,
   );
 
   // 3 and 4. command round trip and message-to-event latency, one charger (the last station)
@@ -192,7 +217,10 @@ try {
   await charger.connect();
   await new Promise((r) => setTimeout(r, 500));
   const commandMs: number[] = [];
+  /** per command, by the wall clock: sent, answered, and the operation's id */
+  const commands: { sent: number; answered: number; id: string }[] = [];
   for (let i = 0; i < 100; i++) {
+    const sent = Date.now();
     const t0 = performance.now();
     const res = await fetch(
       `${loopback(product.baseUrl)}/v1/tenants/${tenantId}/stations/${station.id}/commands`,
@@ -206,9 +234,33 @@ try {
         body: JSON.stringify({ action: "reset", mode: "soft" }),
       },
     );
-    const op = (await res.json()) as { status: string };
+    const op = (await res.json()) as { status: string; id: string };
     if (op.status === "succeeded") commandMs.push(performance.now() - t0);
+    commands.push({ sent, answered: Date.now(), id: op.id });
   }
+  // Where a command's time goes, from the operation's own timestamps (created: the API's
+  // transaction began; claimed and completed: by the gateway, before it sends and after the answer).
+  const rows = await db().operation.findMany({
+    where: { id: { in: commands.map((c) => c.id) } },
+    select: { id: true, createdAt: true, claimedAt: true, completedAt: true },
+  });
+  const stage = (f: (c: (typeof commands)[number], r: (typeof rows)[number]) => number) => {
+    const ms = commands
+      .map((c) => {
+        const r = rows.find((row) => row.id === c.id);
+        return r?.claimedAt && r.completedAt ? f(c, r) : null;
+      })
+      .filter((v): v is number => v !== null)
+      .sort((a, b) => a - b);
+    return { p50_ms: pct(ms, 50), p99_ms: pct(ms, 99) };
+  };
+  const commandStages = {
+    request_to_operation_created: stage((c, r) => r.createdAt.getTime() - c.sent),
+    created_to_claimed_by_gateway: stage((_, r) => r.claimedAt!.getTime() - r.createdAt.getTime()),
+    claimed_to_answer_recorded: stage((_, r) => r.completedAt!.getTime() - r.claimedAt!.getTime()),
+    answer_recorded_to_response: stage((c, r) => c.answered - r.completedAt!.getTime()),
+  };
+  await closeDb();
   const eventMs: number[] = [];
   let cursor = 0;
   for (let i = 0; i < 100; i++) {
@@ -241,11 +293,14 @@ try {
     date: new Date().toISOString(),
     machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, node: process.version },
     connections,
-    meter_values: { chargers: METER_CHARGERS, seconds: METER_SECONDS, ...meter },
+    meter_values: meter,
+    meter_values_many_chargers: meterMany,
+    meter_values_every_one_an_event: meterEvents,
     command_round_trip: {
       samples: commandMs.length,
       p50_ms: round(pct(commandMs, 50)),
       p99_ms: round(pct(commandMs, 99)),
+      stages: commandStages,
     },
     message_to_event_in_log: {
       samples: eventMs.length,

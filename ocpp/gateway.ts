@@ -37,6 +37,8 @@ import { callFailure } from "./protocol/call-errors";
 import { GuardedSocket } from "./protocol/frame-guard";
 import { refuseUnstorable } from "./protocol/storable";
 import { runOperations } from "./operations";
+import { createMeterWriter } from "./meter-writer";
+import { batchableMeterMessage } from "../server/charging/meter-batch";
 import { answerPolitely } from "./handlers/fallback";
 import { v16Handlers } from "./handlers/v16";
 import { v2Handlers } from "./handlers/v2";
@@ -260,6 +262,8 @@ export async function createGateway({
    * one transaction with everything it records. Must not throw for bad input: the reply is an
    * OCPP CALLERROR and the connection stays up.
    */
+  const meters = createMeterWriter({ db });
+
   /** `last_seen` follows every message, written at most every 30 s per station (Heartbeat always). */
   const lastSeenWritten = new Map<number, number>();
   function touch(stationId: number) {
@@ -284,6 +288,12 @@ export async function createGateway({
       touch(charger.stationId);
       // Heartbeat and Authorize change nothing that a retry could double: no dedup record needed.
       if (STATELESS_ACTIONS.has(method)) return await handler(db, charger, params);
+      // MeterValues go in batches across stations (group commit); what a batch leaves comes here.
+      const meter = batchableMeterMessage(charger, method, messageId, params);
+      if (meter) {
+        const outcome = await meters.submit(meter);
+        if ("response" in outcome) return outcome.response;
+      }
       // Run again after a deadlock or serialization failure: the charger gets its answer either way.
       return await inTransaction(
         db,

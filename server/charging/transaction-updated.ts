@@ -4,7 +4,13 @@ import { sessionTransactionSeen } from "../sessions/charger-hooks";
 import type { DbTx } from "../db";
 import type { ChargerContext } from "./connections";
 import { findTransaction, type TransactionRef } from "./find-transaction";
-import { recordMeterValues, type OcppMeterValue } from "./record-meter";
+import type { Transaction } from "../generated/prisma/client";
+import {
+  planMeterValues,
+  recordMeterValues,
+  type MeterPlan,
+  type OcppMeterValue,
+} from "./record-meter";
 
 export type TransactionUpdate = {
   transaction: TransactionRef;
@@ -13,6 +19,17 @@ export type TransactionUpdate = {
   meterValues: OcppMeterValue[];
   /** set by `transactionEnded`: these are the stop's own readings (no live cap: it is ending) */
   ending?: boolean;
+};
+
+/**
+ * What a batch of MeterValues (`recordMeterBatch`) read for one message under its station's lock,
+ * and where the message's writes go to be made with the rest of the batch.
+ */
+export type PrefetchedUpdate = {
+  transaction: Transaction | null;
+  /** the transaction has a bill being charged (then the batch leaves the message to this path) */
+  billCharging: boolean;
+  defer: (transaction: Transaction, plan: MeterPlan) => void;
 };
 
 /** The charger's newest reading time in an update, if any can be read. */
@@ -27,6 +44,10 @@ function newestReading(meterValues: OcppMeterValue[]): Date | null {
  * one entry point for both versions; the transaction is found by the version's reference. Returns
  * the transaction, or null when the message names none the service knows (nothing recorded).
  *
+ * A batch of MeterValues (`recordMeterBatch`) passes what it `prefetched` under the stations'
+ * locks and takes the writes (samples, totals, events) to make them for the whole batch at once;
+ * the hooks below run alike.
+ *
  * Hook point: a token learned late may match a bill (`matchBill`) and move an external
  * session (`sessionTransactionSeen`); the readings of a bill's
  * transaction price it live and may stop it before its hold runs out (`billTransactionUpdated`).
@@ -35,8 +56,11 @@ export async function transactionUpdated(
   tx: DbTx,
   charger: ChargerContext,
   update: TransactionUpdate,
+  prefetched?: PrefetchedUpdate,
 ) {
-  let transaction = await findTransaction(tx, charger, update.transaction);
+  let transaction = prefetched
+    ? prefetched.transaction
+    : await findTransaction(tx, charger, update.transaction);
   if (!transaction) return null;
   if (update.idToken && !transaction.idToken) {
     transaction = await tx.transaction.update({
@@ -46,10 +70,14 @@ export async function transactionUpdated(
     await matchBill(tx, charger, transaction);
     await sessionTransactionSeen(tx, charger, transaction);
   }
-  if (update.meterValues.length)
+  if (update.meterValues.length && prefetched) {
+    const plan = planMeterValues(transaction, update.meterValues);
+    prefetched.defer(transaction, plan);
+    transaction = { ...transaction, ...plan.after };
+  } else if (update.meterValues.length)
     transaction = await recordMeterValues(tx, charger, transaction, update.meterValues);
   const readingAt = newestReading(update.meterValues);
-  if (readingAt && !update.ending && !transaction.endedAt)
+  if (readingAt && !update.ending && !transaction.endedAt && (prefetched?.billCharging ?? true))
     await billTransactionUpdated(tx, charger, transaction, readingAt);
   return transaction;
 }

@@ -73,3 +73,61 @@ export async function appendEvent({
   await enqueueDeliveries(db, event, deliverOnlyTo);
   return event;
 }
+
+export type StationEvent = {
+  type: string;
+  resourceId: string | number | null;
+  data: Record<string, unknown>;
+  station: { id: number; occurredAt: Date | null };
+};
+
+/**
+ * Appends several station events of one tenant, as `appendEvent` would one by one and in the same
+ * order, in three statements whatever their number: the stations' `event_sequence` moved (their
+ * rows already locked by the caller), then the tenant's counter moved once by the count (the lock
+ * taken last and held to commit, as in `appendEvent`), then every event inserted. Webhook
+ * deliveries are fanned out per event only when the tenant has an active endpoint for a type
+ * (asked before the counter is taken).
+ */
+export async function appendStationEvents(db: DbTx, tenantId: number, events: StationEvent[]) {
+  if (events.length === 0) return [];
+  const types = [...new Set(events.map((e) => e.type))];
+  const subscribed = await db.webhookEndpoint.count({
+    where: { tenantId, status: "active", events: { hasSome: types } },
+  });
+  const perStation = new Map<number, number>();
+  for (const e of events) perStation.set(e.station.id, (perStation.get(e.station.id) ?? 0) + 1);
+  const moved = await db.$queryRaw<{ id: number; event_sequence: number }[]>`
+    UPDATE stations s SET event_sequence = s.event_sequence + m.n
+      FROM unnest(${[...perStation.keys()]}::int[], ${[...perStation.values()]}::int[]) AS m(id, n)
+     WHERE s.id = m.id
+    RETURNING s.id, s.event_sequence`;
+  // Each station's events take its sequences in order, ending at the new value.
+  const next = new Map(moved.map((r) => [r.id, r.event_sequence - perStation.get(r.id)! + 1]));
+  const [counter] = await db.$queryRaw<{ last_sequence: number }[]>`
+    INSERT INTO tenant_event_counters (tenant_id, last_sequence) VALUES (${tenantId}, ${events.length})
+    ON CONFLICT (tenant_id) DO UPDATE
+      SET last_sequence = tenant_event_counters.last_sequence + ${events.length}
+    RETURNING last_sequence`;
+  const first = counter!.last_sequence - events.length + 1;
+  const created = await db.event.createManyAndReturn({
+    data: events.map((e, i) => {
+      const stationSequence = next.get(e.station.id)!;
+      next.set(e.station.id, stationSequence + 1);
+      return {
+        id: newId("evt"),
+        tenantId,
+        sequence: first + i,
+        type: e.type,
+        resourceId: e.resourceId === null ? null : String(e.resourceId),
+        stationId: e.station.id,
+        stationSequence,
+        occurredAt: e.station.occurredAt,
+        data: e.data as Prisma.InputJsonObject,
+      };
+    }),
+  });
+  created.sort((a, b) => a.sequence - b.sequence);
+  if (subscribed) for (const event of created) await enqueueDeliveries(db, event);
+  return created;
+}

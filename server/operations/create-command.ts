@@ -3,6 +3,7 @@ import { DomainError, notFound } from "../errors";
 import { issueToken } from "../charging/authorize-token";
 import type { Command } from "./command-schema";
 import { createOperation } from "./create-operation";
+import { outcomeNotices, type OutcomeNotices } from "./outcome-notices";
 import { presentOperation } from "./present-operation";
 
 export { commandBody } from "./command-schema";
@@ -69,20 +70,39 @@ export async function createCommand({
   return operation;
 }
 
-/** Waits a short, bounded time for an operation to leave `dispatching`; returns its latest state. */
+/** How often a waiting 202 reads its operation when no notice came (a missed notification). */
+export const OUTCOME_POLL_MS = 1_000;
+
+/**
+ * Waits a short, bounded time for an operation to leave `dispatching`; returns its latest state.
+ * Woken by the completing transaction's notice (`completeOperation` notifies at commit), on the
+ * process's one shared LISTEN connection; a slow fallback poll covers a lost notice or a dropped
+ * listener. The subscription is listening before the first read, so a completion that commits
+ * after that read is always noticed.
+ */
 export async function waitForOperation({
   db,
   operationId,
   timeoutMs,
+  pollMs = OUTCOME_POLL_MS,
+  notices = outcomeNotices(),
 }: {
   db: Db;
   operationId: string;
   timeoutMs: number;
+  pollMs?: number;
+  notices?: OutcomeNotices;
 }) {
   const deadline = Date.now() + timeoutMs;
-  for (let delay = 20; ; delay = Math.min(delay * 2, 200)) {
-    const row = await db.operation.findUniqueOrThrow({ where: { id: operationId } });
-    if (row.status !== "dispatching" || Date.now() >= deadline) return presentOperation(row);
-    await new Promise((r) => setTimeout(r, delay));
+  const notice = timeoutMs > 0 ? await notices.subscribe(operationId) : null;
+  try {
+    for (;;) {
+      const row = await db.operation.findUniqueOrThrow({ where: { id: operationId } });
+      const left = deadline - Date.now();
+      if (row.status !== "dispatching" || left <= 0 || !notice) return presentOperation(row);
+      await notice.next(Math.min(pollMs, left));
+    }
+  } finally {
+    notice?.cancel();
   }
 }
