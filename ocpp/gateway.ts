@@ -37,6 +37,8 @@ import { callFailure } from "./protocol/call-errors";
 import { GuardedSocket } from "./protocol/frame-guard";
 import { refuseUnstorable } from "./protocol/storable";
 import { runOperations } from "./operations";
+import { createLastSeen } from "./last-seen";
+import { createTurns } from "./turns";
 import { answerPolitely } from "./handlers/fallback";
 import { v16Handlers } from "./handlers/v16";
 import { v2Handlers } from "./handlers/v2";
@@ -44,6 +46,12 @@ import type { ValidatedHandler } from "./handlers/types";
 
 /** Charger calls that record nothing a retry could apply twice. */
 const STATELESS_ACTIONS = new Set(["Heartbeat", "Authorize"]);
+
+/**
+ * Connects and disconnects recorded at once; more wait their turn (`createTurns`). Each takes the
+ * tenant's event counter, so more at once would only queue in PostgreSQL, holding pool connections.
+ */
+const RECORDS_AT_ONCE = 4;
 
 /** Largest OCPP-J frame accepted; bigger frames close the connection (1009) before parsing. */
 export const MAX_FRAME_BYTES = 256 * 1024;
@@ -105,6 +113,8 @@ export async function createGateway({
   const clients = new Map<number, { client: Client; connectedAt: Date }>();
   /** disconnects being written; close() waits for them before the process lets its pool go */
   const disconnects = new Set<Promise<void>>();
+  const records = createTurns(RECORDS_AT_ONCE);
+  const lastSeen = createLastSeen({ db });
 
   const server = new RPCServer({
     protocols: [...PROTOCOLS],
@@ -218,24 +228,31 @@ export async function createGateway({
     // The close listener goes on before the first await: a socket that closes while its connect is
     // still being recorded must still be recorded offline (and never enter `clients`).
     let closed = false;
-    const connected = recordConnected({
-      db,
-      station: { id: stationId, tenantId },
-      gatewayId: id,
-      protocol: client.protocol,
-    });
+    const connected = records.run(() =>
+      recordConnected({
+        db,
+        station: { id: stationId, tenantId },
+        gatewayId: id,
+        protocol: client.protocol,
+      }),
+    );
     client.on("close", () => {
       closed = true;
-      if (clients.get(stationId)?.client === client) clients.delete(stationId);
+      if (clients.get(stationId)?.client === client) {
+        clients.delete(stationId);
+        lastSeen.forget(stationId);
+      }
       const recording = connected
         .then(
           (connectedAt) =>
-            recordDisconnected({
-              db,
-              station: { id: stationId, tenantId },
-              gatewayId: id,
-              connectedAt,
-            }),
+            records.run(() =>
+              recordDisconnected({
+                db,
+                station: { id: stationId, tenantId },
+                gatewayId: id,
+                connectedAt,
+              }),
+            ),
           () => undefined, // the connect was never recorded: nothing to undo
         )
         .catch((error: unknown) =>
@@ -257,17 +274,6 @@ export async function createGateway({
    * one transaction with everything it records. Must not throw for bad input: the reply is an
    * OCPP CALLERROR and the connection stays up.
    */
-  /** `last_seen` follows every message, written at most every 30 s per station (Heartbeat always). */
-  const lastSeenWritten = new Map<number, number>();
-  function touch(stationId: number) {
-    const now = Date.now();
-    if (now - (lastSeenWritten.get(stationId) ?? 0) < 30_000) return;
-    lastSeenWritten.set(stationId, now);
-    db.station
-      .updateMany({ where: { id: stationId }, data: { lastSeenAt: new Date(now) } })
-      .catch((error: unknown) => log.warn("last_seen update failed", { stationId, error }));
-  }
-
   async function handleCall(
     charger: ChargerContext,
     handlers: ReadonlyMap<string, ValidatedHandler>,
@@ -278,7 +284,7 @@ export async function createGateway({
     const handler = handlers.get(method);
     if (!handler) return answerPolitely(charger.protocol, method);
     try {
-      touch(charger.stationId);
+      lastSeen.seen(charger.stationId); // Heartbeat's only record: `createLastSeen` writes it
       // Heartbeat and Authorize change nothing that a retry could double: no dedup record needed.
       if (STATELESS_ACTIONS.has(method)) return await handler(db, charger, params);
       // Run again after a deadlock or serialization failure: the charger gets its answer either way.
@@ -354,6 +360,7 @@ export async function createGateway({
       // RPCServer.close does not wait for its clients' sockets; each close() here does.
       await Promise.all([server.close(closing), ...open.map((client) => client.close(closing))]);
       await Promise.all(disconnects);
+      await lastSeen.stop();
       await recordGatewayStopped(db, id).catch((error: unknown) =>
         log.error("recording the gateway's stop failed", { error }),
       );
