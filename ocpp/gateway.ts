@@ -5,11 +5,7 @@ import { RPCServer } from "ocpp-rpc";
 import type { Db } from "../server/db";
 import { lockStation } from "../server/db/locks";
 import { inTransaction } from "../server/db/retry";
-import {
-  recordConnected,
-  recordDisconnected,
-  type ChargerContext,
-} from "../server/charging/connections";
+import { recordDisconnected, type ChargerContext } from "../server/charging/connections";
 import {
   GATEWAY_HEARTBEAT_MS,
   gatewayQueue,
@@ -38,7 +34,7 @@ import { GuardedSocket } from "./protocol/frame-guard";
 import { refuseUnstorable } from "./protocol/storable";
 import { runOperations } from "./operations";
 import { createLastSeen } from "./last-seen";
-import { createTurns } from "./turns";
+import { createConnectionRecorder } from "./connection-recorder";
 import { answerPolitely } from "./handlers/fallback";
 import { v16Handlers } from "./handlers/v16";
 import { v2Handlers } from "./handlers/v2";
@@ -46,12 +42,6 @@ import type { ValidatedHandler } from "./handlers/types";
 
 /** Charger calls that record nothing a retry could apply twice. */
 const STATELESS_ACTIONS = new Set(["Heartbeat", "Authorize"]);
-
-/**
- * Connects and disconnects recorded at once; more wait their turn (`createTurns`). Each takes the
- * tenant's event counter, so more at once would only queue in PostgreSQL, holding pool connections.
- */
-const RECORDS_AT_ONCE = 4;
 
 /** Largest OCPP-J frame accepted; bigger frames close the connection (1009) before parsing. */
 export const MAX_FRAME_BYTES = 256 * 1024;
@@ -113,7 +103,7 @@ export async function createGateway({
   const clients = new Map<number, { client: Client; connectedAt: Date }>();
   /** disconnects being written; close() waits for them before the process lets its pool go */
   const disconnects = new Set<Promise<void>>();
-  const records = createTurns(RECORDS_AT_ONCE);
+  const records = createConnectionRecorder({ db, gatewayId: id });
   const lastSeen = createLastSeen({ db });
 
   const server = new RPCServer({
@@ -228,14 +218,7 @@ export async function createGateway({
     // The close listener goes on before the first await: a socket that closes while its connect is
     // still being recorded must still be recorded offline (and never enter `clients`).
     let closed = false;
-    const connected = records.run(() =>
-      recordConnected({
-        db,
-        station: { id: stationId, tenantId },
-        gatewayId: id,
-        protocol: client.protocol,
-      }),
-    );
+    const connected = records.connected({ id: stationId, tenantId }, client.protocol);
     client.on("close", () => {
       closed = true;
       if (clients.get(stationId)?.client === client) {
@@ -244,15 +227,7 @@ export async function createGateway({
       }
       const recording = connected
         .then(
-          (connectedAt) =>
-            records.run(() =>
-              recordDisconnected({
-                db,
-                station: { id: stationId, tenantId },
-                gatewayId: id,
-                connectedAt,
-              }),
-            ),
+          (connectedAt) => records.disconnected({ id: stationId, tenantId }, connectedAt),
           () => undefined, // the connect was never recorded: nothing to undo
         )
         .catch((error: unknown) =>
