@@ -2,7 +2,7 @@ import type { Db } from "../server/db";
 import { recordConnectionChanges, type ConnectionChange } from "../server/charging/connections";
 
 type Station = { id: number; tenantId: number };
-type Waiting = { change: ConnectionChange; settle: (error?: unknown) => void };
+type Waiting = { change: ConnectionChange; settle: (error?: Error) => void };
 
 /**
  * Records this gateway's connects and disconnects in batches: changes wait here in arrival order,
@@ -39,7 +39,10 @@ export function createConnectionRecorder({
       for (const w of batch)
         await recordConnectionChanges(db, gatewayId, [w.change]).then(
           () => w.settle(),
-          (error: unknown) => w.settle(error ?? new Error("recording failed")),
+          (error: unknown) =>
+            w.settle(
+              error instanceof Error ? error : new Error(`recording failed: ${String(error)}`),
+            ),
         );
     }
   }
