@@ -35,6 +35,7 @@ import { refuseUnstorable } from "./protocol/storable";
 import { runOperations } from "./operations";
 import { createLastSeen } from "./last-seen";
 import { createConnectionRecorder } from "./connection-recorder";
+import { releaseHandshake, type KeptHandshake } from "./release-handshake";
 import { answerPolitely } from "./handlers/fallback";
 import { v16Handlers } from "./handlers/v16";
 import { v2Handlers } from "./handlers/v2";
@@ -63,6 +64,7 @@ type Client = {
   identity: string;
   protocol: string;
   session: StationSession;
+  handshake?: KeptHandshake;
   handle: (
     handler: (call: { method: string; params: unknown; messageId: string }) => unknown,
   ) => void;
@@ -202,6 +204,7 @@ export async function createGateway({
   });
 
   async function onClient(client: Client) {
+    releaseHandshake(client.handshake);
     const { stationId, tenantId } = client.session;
     const previous = clients.get(stationId);
     const charger: ChargerContext = { stationId, tenantId, protocol: client.protocol };
