@@ -23,9 +23,6 @@ const { createGateway } = await import("../ocpp/gateway");
 const { createOcppServer } = await import("../ocpp/http-server");
 
 const loadAtStart = os.loadavg();
-async function waitFor(check: () => boolean) {
-  while (!check()) await new Promise((r) => setTimeout(r, 100));
-}
 const memory = () => {
   collect();
   const m = process.memoryUsage();
@@ -113,8 +110,13 @@ try {
   const heldCensus = await heapCensus();
   const beats = [await a.fleet.stop(), await b.fleet.stop()];
   // The baseline census: every charger gone (and its disconnect recorded), code as warm as held.
-  await waitFor(() => gateway.connectionCount() === 0);
-  await new Promise((r) => setTimeout(r, 3000));
+  // (A socket's objects live until its disconnect is recorded: the close handler holds them.)
+  for (;;) {
+    const online = await db().station.count({ where: { gatewayId: gateway.id } });
+    if (online === 0 && gateway.connectionCount() === 0) break;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  await new Promise((r) => setTimeout(r, 2000));
   const idleCensus = await heapCensus();
   const kib = (from: typeof idle, to: typeof idle, count: number) =>
     Object.fromEntries(

@@ -23,6 +23,11 @@ export function gatewayProcess(ocppPort: string | number) {
   if (!pid) throw new Error(`no ocpp process serving port ${ocppPort}`);
   return {
     pid: Number(pid),
+    /** user and system CPU time the process has used, in seconds (clock ticks of 1/100 s) */
+    cpuSeconds: () => {
+      const fields = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+      return (Number(fields[11]) + Number(fields[12])) / 100;
+    },
     openFiles: () => fs.readdirSync(`/proc/${pid}/fd`).length,
     /** the soft limit on open files (`ulimit -n` as the process started) */
     openFileLimit: () =>

@@ -22,7 +22,7 @@ import { gatewayProcess } from "./gateway-process";
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 1000);
 const CONNECT_RATE = Number(process.env.BENCH_CONNECT_RATE ?? 150);
 const HOLD_SECONDS = Number(process.env.BENCH_HOLD_SECONDS ?? 20);
-const HEARTBEAT_MS = 5000;
+const HEARTBEAT_MS = Number(process.env.BENCH_HEARTBEAT_SECONDS ?? 5) * 1000;
 const METER_CHARGERS = 20;
 const METER_SECONDS = 15;
 const PASSWORD = "bench-password-000001";
@@ -91,11 +91,15 @@ try {
   // 1. connections held with heartbeats, the chargers over several simulator processes
   const gateway = gatewayProcess(new URL(product.ocppUrl).port);
   const idle = { ...(await health()), fds: gateway.openFiles() };
+  // One socket is one open file: a process holds at most its limit less what it already has open
+  // (and room for the database pool to grow). Past that the kernel refuses the accept (EMFILE).
+  const room = gateway.openFileLimit() - idle.fds - 64;
+  const count = Math.min(CONNECTIONS, room);
   const fleet = startFleet({
     urls: [url],
     prefix,
     first: 0,
-    count: CONNECTIONS,
+    count,
     password: PASSWORD,
     ratePerSecond: CONNECT_RATE,
     heartbeatMs: HEARTBEAT_MS,
@@ -104,19 +108,26 @@ try {
   const ready = await fleet.ready;
   const connectSeconds = (performance.now() - connectStart) / 1000;
   fleet.hold();
+  const cpuAtHold = gateway.cpuSeconds();
   await new Promise((r) => setTimeout(r, (HOLD_SECONDS * 1000) / 2));
   const held = { ...(await health()), fds: gateway.openFiles() };
   await new Promise((r) => setTimeout(r, (HOLD_SECONDS * 1000) / 2));
+  const holdCpu = gateway.cpuSeconds() - cpuAtHold;
   const beats = await fleet.stop();
+  const sockets = ready.connected - beats.dropped;
   const connections = {
-    attempted: CONNECTIONS,
+    asked: CONNECTIONS,
+    attempted: count,
+    limited_by_open_file_limit: count < CONNECTIONS,
     connected: ready.connected,
     failed: ready.failed,
     failures: ready.failures,
+    retries: ready.retries,
     connect_rate_per_second: CONNECT_RATE,
     connect_seconds: round(connectSeconds),
     simulator_processes: fleet.processes,
-    held: held.connections,
+    held_sockets: sockets,
+    held_recorded: held.connections, // connect recorded: commands can reach them
     dropped_while_holding: beats.dropped,
     hold_seconds: HOLD_SECONDS,
     heartbeat_interval_ms: HEARTBEAT_MS,
@@ -127,8 +138,12 @@ try {
     gateway_open_files: { idle: idle.fds, held: held.fds, limit: gateway.openFileLimit() },
     gateway_rss_idle_mb: round(idle.memory_rss_bytes / 2 ** 20),
     gateway_rss_held_mb: round(held.memory_rss_bytes / 2 ** 20),
-    kib_per_connection: held.connections
-      ? round((held.memory_rss_bytes - idle.memory_rss_bytes) / 1024 / held.connections)
+    kib_per_connection: sockets
+      ? round((held.memory_rss_bytes - idle.memory_rss_bytes) / 1024 / sockets)
+      : null,
+    gateway_cpu_seconds_holding: round(holdCpu),
+    gateway_cpu_ms_per_heartbeat: beats.heartbeats
+      ? round((holdCpu * 1000) / beats.heartbeats)
       : null,
   };
   console.log(JSON.stringify({ connections }));
