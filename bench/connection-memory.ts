@@ -101,17 +101,20 @@ try {
   const quarter = Math.round(CONNECTIONS / 4);
   const a = await tranche(0, quarter);
   await new Promise((r) => setTimeout(r, 10_000));
-  const nA = gateway.connectionCount();
+  // Sockets held (a connection costs its memory from the upgrade on, recorded or not).
+  const nA = a.ready.connected;
   const heldA = memory();
   const b = await tranche(quarter, CONNECTIONS - quarter);
   await new Promise((r) => setTimeout(r, 10_000));
-  const n = gateway.connectionCount();
+  const n = a.ready.connected + b.ready.connected;
+  const recorded = gateway.connectionCount();
   const held = memory();
   const heldCensus = await heapCensus();
   const beats = [await a.fleet.stop(), await b.fleet.stop()];
   // The baseline census: every charger gone (and its disconnect recorded), code as warm as held.
   // (A socket's objects live until its disconnect is recorded: the close handler holds them.)
-  for (;;) {
+  // (Up to two minutes: a gateway that loses disconnect records would leave them online.)
+  for (let i = 0; i < 600; i++) {
     const online = await db().station.count({ where: { gatewayId: gateway.id } });
     if (online === 0 && gateway.connectionCount() === 0) break;
     await new Promise((r) => setTimeout(r, 200));
@@ -138,6 +141,7 @@ try {
       retries: a.ready.retries + b.ready.retries,
       held_first_tranche: nA,
       held: n,
+      recorded_when_measured: recorded,
       heartbeats: beats[0]!.heartbeats + beats[1]!.heartbeats,
       heartbeat_errors: beats[0]!.heartbeatErrors + beats[1]!.heartbeatErrors,
     },

@@ -113,8 +113,18 @@ try {
   const held = { ...(await health()), fds: gateway.openFiles() };
   await new Promise((r) => setTimeout(r, (HOLD_SECONDS * 1000) / 2));
   const holdCpu = gateway.cpuSeconds() - cpuAtHold;
+  const recordedAtStop = (await health()).connections;
   const beats = await fleet.stop();
   const sockets = ready.connected - beats.dropped;
+  // Every connect and disconnect recorded before the next phase, or its chargers' connects would
+  // queue behind the backlog; how long that takes is the gateway's recording rate.
+  const stoppedAt = performance.now();
+  while ((await db().station.count({ where: { tenantId, gatewayId: { not: null } } })) > 0) {
+    if (performance.now() - stoppedAt > 20 * 60_000) break;
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+  const settleSeconds = (performance.now() - stoppedAt) / 1000;
+  await closeDb();
   const connections = {
     asked: CONNECTIONS,
     attempted: count,
@@ -141,6 +151,10 @@ try {
     kib_per_connection: sockets
       ? round((held.memory_rss_bytes - idle.memory_rss_bytes) / 1024 / sockets)
       : null,
+    records_settled_seconds_after_stop: round(settleSeconds),
+    connection_records_per_second_after_stop: round(
+      (sockets - recordedAtStop + sockets) / settleSeconds,
+    ),
     gateway_cpu_seconds_holding: round(holdCpu),
     gateway_cpu_ms_per_heartbeat: beats.heartbeats
       ? round((holdCpu * 1000) / beats.heartbeats)
