@@ -1,27 +1,43 @@
 /**
- * Simulated chargers for bench/ocpp.ts, in their own process so the gateway's figures are its own.
- * Reads one JSON job from argv, prints one JSON result on stdout. A job names its chargers as a
+ * Simulated chargers for the OCPP benchmarks, in their own process so a gateway's figures are its
+ * own. Reads one JSON job from argv, prints JSON lines on stdout. A job names its chargers as a
  * range, `<prefix><first>` to `<prefix><first + count - 1>`, so its size does not grow with them.
- *   { kind: "connect", url, prefix, first, count, password, heartbeatMs, holdMs }
+ *
+ *   { kind: "connect", url, prefix, first, count, password, ratePerSecond, heartbeatMs }
+ *     connects at `ratePerSecond` (each charger one socket), prints `{ ready, ... }`, then obeys
+ *     stdin lines: `hold` starts heartbeats, each charger on its own clock spread over the
+ *     interval, round trips timed; `stop` prints the result and closes every charger. Every call
+ *     a charger receives (e.g. a Reset) is answered Accepted and recorded by name, so a benchmark
+ *     can check which charger a command reached.
  *   { kind: "meter", url, prefix, first, count, password, seconds, readingEveryS? }
- *   (readingEveryS: the readings' timestamps step by that many seconds, so a step of 10 makes
- *   every message a `meter.sampled` event; by default they are the wall clock's)
+ *     (readingEveryS: the readings' timestamps step by that many seconds, so a step of 10 makes
+ *     every message a `meter.sampled` event; by default they are the wall clock's)
  */
+import readline from "node:readline";
 import { RPCClient } from "ocpp-rpc";
 
 type Chargers = { url: string; prefix: string; first: number; count: number; password: string };
 type Job =
-  | (Chargers & { kind: "connect"; heartbeatMs: number; holdMs: number })
+  | (Chargers & { kind: "connect"; ratePerSecond: number; heartbeatMs: number })
   | (Chargers & { kind: "meter"; seconds: number; readingEveryS?: number });
 
 const job = JSON.parse(process.argv[2]!) as Job;
 const names = Array.from({ length: job.count }, (_, i) => `${job.prefix}${job.first + i}`);
+const print = (line: unknown) => process.stdout.write(`${JSON.stringify(line)}\n`);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-function client(url: string, identity: string, password: string) {
+/**
+ * Each charger its own address, as behind a load balancer (the gateway reads X-Forwarded-For from
+ * a loopback peer): real chargers do not share one, and the gateway limits handshakes per address.
+ */
+const addressOf = (i: number) => `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`;
+
+function client(url: string, identity: string, password: string, address?: string) {
   return new RPCClient(<ConstructorParameters<typeof RPCClient>[0]>{
     endpoint: url,
     identity,
     password,
+    ...(address ? { headers: { "x-forwarded-for": address } } : {}),
     protocols: ["ocpp1.6"],
     reconnect: false,
     callTimeoutMs: 30_000,
@@ -31,40 +47,104 @@ function client(url: string, identity: string, password: string) {
 const pct = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 
-if (job.kind === "connect") {
+async function connectJob(spec: Extract<Job, { kind: "connect" }>) {
   const clients: RPCClient[] = [];
-  let failed = 0;
-  for (let i = 0; i < names.length; i += 50) {
-    const batch = names.slice(i, i + 50).map(async (name) => {
-      const c = client(job.url, name, job.password);
-      try {
-        await c.connect();
-        clients.push(c);
-      } catch {
-        failed++;
-      }
+  const failures: Record<string, number> = {};
+  const received: [string, string][] = [];
+  let dropped = 0;
+  let retries = 0;
+  let stopping = false;
+  const started = performance.now();
+  const inFlight = new Set<Promise<void>>();
+  for (let i = 0; i < names.length; i++) {
+    // Paced: charger i starts at i / rate, however long earlier handshakes take.
+    const due = started + (i * 1000) / spec.ratePerSecond;
+    if (due > performance.now()) await sleep(due - performance.now());
+    const name = names[i]!;
+    const c = client(spec.url, name, spec.password, addressOf(spec.first + i));
+    c.handle(({ method }) => {
+      received.push([name, method ?? ""]);
+      return Promise.resolve({ status: "Accepted" });
     });
-    await Promise.all(batch);
-  }
-  process.stdout.write(`${JSON.stringify({ ready: true, connected: clients.length, failed })}\n`);
-  // Each charger heartbeats on its own clock, spread over the interval, as real ones do.
-  const started = Date.now();
-  let heartbeats = 0;
-  let heartbeatErrors = 0;
-  await Promise.all(
-    clients.map(async (c) => {
-      await new Promise((r) => setTimeout(r, Math.random() * job.heartbeatMs));
-      while (Date.now() - started < job.holdMs) {
-        await c.call("Heartbeat", {}).then(
-          () => heartbeats++,
-          () => heartbeatErrors++,
-        );
-        await new Promise((r) => setTimeout(r, job.heartbeatMs));
+    // Refused for load (429, 503): tried again after a pause, as chargers do, up to 10 times.
+    const connect = async () => {
+      for (let tries = 1; ; tries++) {
+        try {
+          return await c.connect();
+        } catch (error) {
+          const code = (error as { code?: unknown }).code;
+          if (tries >= 10 || (code !== 429 && code !== 503)) throw error;
+          retries++;
+          await sleep(1000 + Math.random() * 4000);
+        }
       }
-    }),
-  );
+    };
+    const attempt = connect().then(
+      () => {
+        clients.push(c);
+        c.once("close", () => void (stopping || dropped++));
+      },
+      (error: unknown) => {
+        const { code, message } = error as { code?: number; message?: string };
+        const reason = code ?? message ?? "unknown error";
+        failures[String(reason)] = (failures[String(reason)] ?? 0) + 1;
+      },
+    );
+    inFlight.add(attempt);
+    void attempt.finally(() => inFlight.delete(attempt));
+  }
+  await Promise.all(inFlight);
+  const failed = Object.values(failures).reduce((a, b) => a + b, 0);
+  print({
+    ready: true,
+    connected: clients.length,
+    failed,
+    failures,
+    retries,
+    connect_seconds: Math.round((performance.now() - started) / 100) / 10,
+  });
+
+  const latencies: number[] = [];
+  let heartbeatErrors = 0;
+  let beating: Promise<unknown> = Promise.resolve();
+  const commands = readline.createInterface({ input: process.stdin });
+  for await (const line of commands) {
+    if (line === "hold") {
+      beating = Promise.all(
+        clients.map(async (c) => {
+          await sleep(Math.random() * spec.heartbeatMs);
+          while (!stopping) {
+            const t0 = performance.now();
+            await c.call("Heartbeat", {}).then(
+              () => latencies.push(Math.round((performance.now() - t0) * 10) / 10),
+              () => heartbeatErrors++,
+            );
+            await sleep(spec.heartbeatMs);
+          }
+        }),
+      );
+    }
+    if (line === "stop") break;
+  }
+  stopping = true;
+  commands.close();
+  // Heartbeats in flight finish (a sleeping loop ends at its next wake-up; not awaited).
+  void beating;
+  latencies.sort((a, b) => a - b);
+  print({
+    done: true,
+    dropped,
+    heartbeats: latencies.length,
+    heartbeatErrors,
+    latencies,
+    received,
+  });
   await Promise.all(clients.map((c) => c.close({ force: true })));
-  process.stdout.write(`${JSON.stringify({ done: true, heartbeats, heartbeatErrors })}\n`);
+  process.exit(0);
+}
+
+if (job.kind === "connect") {
+  await connectJob(job);
 } else {
   const latencies: number[] = [];
   let errors = 0;

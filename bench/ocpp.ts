@@ -16,12 +16,16 @@ import { loopback, startProduct } from "../e2e/fixtures/product";
 import { aCharger } from "../ocpp/testing";
 import { closeDb, db, useDatabaseUrl } from "../server/db";
 import { startEmbeddedDatabase } from "../server/db/embedded";
-import { hashPassword } from "../server/lib/passwords";
 import { treeCpuMs } from "./process-cpu";
-import { registerStation } from "../server/stations/register-station";
 import { histogramLatency, scrapeMetrics, sumOf, watchMetrics } from "./harness";
+import { cheapPasswordHash, insertBenchStations } from "./bench-stations";
+import { startFleet } from "./charger-fleet";
+import { gatewayProcess } from "./gateway-process";
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 1000);
+const CONNECT_RATE = Number(process.env.BENCH_CONNECT_RATE ?? 150);
+const HOLD_SECONDS = Number(process.env.BENCH_HOLD_SECONDS ?? 20);
+const HEARTBEAT_MS = Number(process.env.BENCH_HEARTBEAT_SECONDS ?? 5) * 1000;
 /** MeterValues phases: the issue's 20 chargers, then many (each a station of its own). */
 const METER_CHARGERS = 20;
 const METER_CHARGERS_MANY = Number(process.env.BENCH_METER_CHARGERS ?? 200);
@@ -122,52 +126,93 @@ try {
   const location = await db().location.create({
     data: { tenantId, name: "Bench", address: {}, latitude: 0, longitude: 0, timeZone: "UTC" },
   });
-  const passwordHash = await hashPassword(PASSWORD);
   const prefix = `BENCH-${Date.now().toString(36)}-`;
   const total = CONNECTIONS + METER_CHARGERS + 2 * METER_CHARGERS_MANY + 1;
-  let station = { id: 0 };
-  for (let i = 0; i < total; i++) {
-    station = await registerStation({
-      tenantId,
-      input: { name: `${prefix}${i}`, location_id: location.id, connector_count: 1 },
-    });
-  }
-  await db().station.updateMany({ where: { tenantId }, data: { passwordHash } });
+  const ids = await insertBenchStations(db(), {
+    tenantId,
+    locationId: location.id,
+    prefix,
+    first: 0,
+    count: total,
+    passwordHash: cheapPasswordHash(PASSWORD),
+  });
+  const station = { id: ids.get(`${prefix}${total - 1}`)! };
   await closeDb();
   const url = `${loopback(product.ocppUrl)}/ocpp`;
 
-  // 1. connections held with heartbeats
-  const idle = await health();
-  let held = { connections: 0, memory_rss_bytes: 0 };
-  let simResult: Record<string, unknown> = {};
-  await sim(
-    {
-      kind: "connect",
-      url,
-      prefix,
-      first: 0,
-      count: CONNECTIONS,
-      password: PASSWORD,
-      heartbeatMs: 5000,
-      holdMs: 20_000,
-    },
-    (line) => {
-      if (line.ready) setTimeout(() => void health().then((h) => (held = h)), 10_000);
-      simResult = { ...simResult, ...line };
-    },
-  );
+  // 1. connections held with heartbeats, the chargers over several simulator processes
+  const gateway = gatewayProcess(new URL(product.ocppUrl).port);
+  const idle = { ...(await health()), fds: gateway.openFiles() };
+  // One socket is one open file: a process holds at most its limit less what it already has open
+  // (and room for the database pool to grow). Past that the kernel refuses the accept (EMFILE).
+  const room = gateway.openFileLimit() - idle.fds - 64;
+  const count = Math.min(CONNECTIONS, room);
+  const fleet = startFleet({
+    urls: [url],
+    prefix,
+    first: 0,
+    count,
+    password: PASSWORD,
+    ratePerSecond: CONNECT_RATE,
+    heartbeatMs: HEARTBEAT_MS,
+  });
+  const connectStart = performance.now();
+  const ready = await fleet.ready;
+  const connectSeconds = (performance.now() - connectStart) / 1000;
+  fleet.hold();
+  const cpuAtHold = gateway.cpuSeconds();
+  await new Promise((r) => setTimeout(r, (HOLD_SECONDS * 1000) / 2));
+  const held = { ...(await health()), fds: gateway.openFiles() };
+  await new Promise((r) => setTimeout(r, (HOLD_SECONDS * 1000) / 2));
+  const holdCpu = gateway.cpuSeconds() - cpuAtHold;
+  const recordedAtStop = (await health()).connections;
+  const beats = await fleet.stop();
+  const sockets = ready.connected - beats.dropped;
+  // Every connect and disconnect recorded before the next phase, or its chargers' connects would
+  // queue behind the backlog; how long that takes is the gateway's recording rate.
+  const stoppedAt = performance.now();
+  while ((await db().station.count({ where: { tenantId, gatewayId: { not: null } } })) > 0) {
+    if (performance.now() - stoppedAt > 20 * 60_000) break;
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+  const settleSeconds = (performance.now() - stoppedAt) / 1000;
+  await closeDb();
   const connections = {
-    attempted: CONNECTIONS,
-    held: held.connections,
-    failed: simResult.failed,
-    heartbeats: simResult.heartbeats,
-    heartbeat_errors: simResult.heartbeatErrors,
+    asked: CONNECTIONS,
+    attempted: count,
+    limited_by_open_file_limit: count < CONNECTIONS,
+    connected: ready.connected,
+    failed: ready.failed,
+    failures: ready.failures,
+    retries: ready.retries,
+    connect_rate_per_second: CONNECT_RATE,
+    connect_seconds: round(connectSeconds),
+    simulator_processes: fleet.processes,
+    held_sockets: sockets,
+    held_recorded: held.connections, // connect recorded: commands can reach them
+    dropped_while_holding: beats.dropped,
+    hold_seconds: HOLD_SECONDS,
+    heartbeat_interval_ms: HEARTBEAT_MS,
+    heartbeats: beats.heartbeats,
+    heartbeat_errors: beats.heartbeatErrors,
+    heartbeat_p50_ms: pct(beats.latencies, 50),
+    heartbeat_p99_ms: pct(beats.latencies, 99),
+    gateway_open_files: { idle: idle.fds, held: held.fds, limit: gateway.openFileLimit() },
     gateway_rss_idle_mb: round(idle.memory_rss_bytes / 2 ** 20),
     gateway_rss_held_mb: round(held.memory_rss_bytes / 2 ** 20),
-    kib_per_connection: held.connections
-      ? round((held.memory_rss_bytes - idle.memory_rss_bytes) / 1024 / held.connections)
+    kib_per_connection: sockets
+      ? round((held.memory_rss_bytes - idle.memory_rss_bytes) / 1024 / sockets)
+      : null,
+    records_settled_seconds_after_stop: round(settleSeconds),
+    connection_records_per_second_after_stop: round(
+      (sockets - recordedAtStop + sockets) / settleSeconds,
+    ),
+    gateway_cpu_seconds_holding: round(holdCpu),
+    gateway_cpu_ms_per_heartbeat: beats.heartbeats
+      ? round((holdCpu * 1000) / beats.heartbeats)
       : null,
   };
+  console.log(JSON.stringify({ connections }));
 
   // 2. sustained MeterValues: 20 chargers, then many; then many whose every reading is an event
   // (timestamps 10 s apart), which is where one tenant's event counter would show. CPU is the

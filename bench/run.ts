@@ -18,7 +18,15 @@ const BENCHMARKS: Record<string, { what: string; run: string }> = {
   },
   ocpp: {
     what: "one OCPP gateway process under simulated chargers",
-    run: "BENCH_CONNECTIONS=1000 npm run bench -- ocpp",
+    run: "BENCH_CONNECTIONS=1000 BENCH_CONNECT_RATE=150 npm run bench -- ocpp",
+  },
+  "connection-memory": {
+    what: "what one held charger connection costs the gateway in memory, with a heap census",
+    run: "BENCH_CONNECTIONS=2000 npm run bench -- connection-memory",
+  },
+  "scale-out": {
+    what: "four gateway processes on one database sharing chargers; commands routed to the right one",
+    run: "BENCH_GATEWAYS=4 BENCH_CONNECTIONS=2000 BENCH_COMMANDS=50 npm run bench -- scale-out",
   },
   bills: {
     what: "simulated bills created and finalized per second; live pricing per MeterValues",

@@ -5,11 +5,7 @@ import { RPCServer } from "ocpp-rpc";
 import type { Db } from "../server/db";
 import { lockStation } from "../server/db/locks";
 import { inTransaction } from "../server/db/retry";
-import {
-  recordConnected,
-  recordDisconnected,
-  type ChargerContext,
-} from "../server/charging/connections";
+import { recordDisconnected, type ChargerContext } from "../server/charging/connections";
 import {
   GATEWAY_HEARTBEAT_MS,
   gatewayQueue,
@@ -39,6 +35,9 @@ import { refuseUnstorable } from "./protocol/storable";
 import { runOperations } from "./operations";
 import { createMeterWriter } from "./meter-writer";
 import { batchableMeterMessage } from "../server/charging/meter-batch";
+import { createLastSeen } from "./last-seen";
+import { createConnectionRecorder } from "./connection-recorder";
+import { releaseHandshake, type KeptHandshake } from "./release-handshake";
 import { answerPolitely } from "./handlers/fallback";
 import { v16Handlers } from "./handlers/v16";
 import { v2Handlers } from "./handlers/v2";
@@ -68,6 +67,7 @@ type Client = {
   identity: string;
   protocol: string;
   session: StationSession;
+  handshake?: KeptHandshake;
   handle: (
     handler: (call: { method: string; params: unknown; messageId: string }) => unknown,
   ) => void;
@@ -108,6 +108,8 @@ export async function createGateway({
   const clients = new Map<number, { client: Client; connectedAt: Date }>();
   /** disconnects being written; close() waits for them before the process lets its pool go */
   const disconnects = new Set<Promise<void>>();
+  const records = createConnectionRecorder({ db, gatewayId: id });
+  const lastSeen = createLastSeen({ db });
 
   const server = new RPCServer({
     protocols: [...PROTOCOLS],
@@ -205,6 +207,7 @@ export async function createGateway({
   });
 
   async function onClient(client: Client) {
+    releaseHandshake(client.handshake);
     const { stationId, tenantId } = client.session;
     const previous = clients.get(stationId);
     const charger: ChargerContext = { stationId, tenantId, protocol: client.protocol };
@@ -223,24 +226,16 @@ export async function createGateway({
     // The close listener goes on before the first await: a socket that closes while its connect is
     // still being recorded must still be recorded offline (and never enter `clients`).
     let closed = false;
-    const connected = recordConnected({
-      db,
-      station: { id: stationId, tenantId },
-      gatewayId: id,
-      protocol: client.protocol,
-    });
+    const connected = records.connected({ id: stationId, tenantId }, client.protocol);
     client.on("close", () => {
       closed = true;
-      if (clients.get(stationId)?.client === client) clients.delete(stationId);
+      if (clients.get(stationId)?.client === client) {
+        clients.delete(stationId);
+        lastSeen.forget(stationId);
+      }
       const recording = connected
         .then(
-          (connectedAt) =>
-            recordDisconnected({
-              db,
-              station: { id: stationId, tenantId },
-              gatewayId: id,
-              connectedAt,
-            }),
+          (connectedAt) => records.disconnected({ id: stationId, tenantId }, connectedAt),
           () => undefined, // the connect was never recorded: nothing to undo
         )
         .catch((error: unknown) =>
@@ -264,17 +259,6 @@ export async function createGateway({
    */
   const meters = createMeterWriter({ db });
 
-  /** `last_seen` follows every message, written at most every 30 s per station (Heartbeat always). */
-  const lastSeenWritten = new Map<number, number>();
-  function touch(stationId: number) {
-    const now = Date.now();
-    if (now - (lastSeenWritten.get(stationId) ?? 0) < 30_000) return;
-    lastSeenWritten.set(stationId, now);
-    db.station
-      .updateMany({ where: { id: stationId }, data: { lastSeenAt: new Date(now) } })
-      .catch((error: unknown) => log.warn("last_seen update failed", { stationId, error }));
-  }
-
   async function handleCall(
     charger: ChargerContext,
     handlers: ReadonlyMap<string, ValidatedHandler>,
@@ -285,7 +269,7 @@ export async function createGateway({
     const handler = handlers.get(method);
     if (!handler) return answerPolitely(charger.protocol, method);
     try {
-      touch(charger.stationId);
+      lastSeen.seen(charger.stationId); // Heartbeat's only record: `createLastSeen` writes it
       // Heartbeat and Authorize change nothing that a retry could double: no dedup record needed.
       if (STATELESS_ACTIONS.has(method)) return await handler(db, charger, params);
       // MeterValues go in batches across stations (group commit); what a batch leaves comes here.
@@ -358,6 +342,7 @@ export async function createGateway({
       // RPCServer.close does not wait for its clients' sockets; each close() here does.
       await Promise.all([server.close(closing), ...open.map((client) => client.close(closing))]);
       await Promise.all(disconnects);
+      await lastSeen.stop();
       await recordGatewayStopped(db, id).catch((error: unknown) =>
         log.error("recording the gateway's stop failed", { error }),
       );

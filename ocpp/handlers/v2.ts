@@ -1,6 +1,6 @@
 import type { ChargerContext } from "../../server/charging/connections";
 import type { DbTx } from "../../server/db";
-import { heartbeatReceived, stationBooted } from "../../server/charging/station-booted";
+import { stationBooted } from "../../server/charging/station-booted";
 import { statusReported } from "../../server/charging/status-reported";
 import { tokenPresented } from "../../server/charging/token-presented";
 import { transactionEnded } from "../../server/charging/transaction-ended";
@@ -35,10 +35,8 @@ const handlers: HandlerTable<V2Payloads> = {
       interval: HEARTBEAT_INTERVAL_SECONDS,
     };
   },
-  Heartbeat: async (tx, charger) => {
-    await heartbeatReceived(tx, charger);
-    return { currentTime: new Date().toISOString() };
-  },
+  // The gateway marks every message's station seen (ocpp/last-seen.ts): nothing else to record.
+  Heartbeat: () => Promise.resolve({ currentTime: new Date().toISOString() }),
   StatusNotification: async (tx, charger, p) => {
     await statusReported(tx, charger, {
       evseNumber: p.evseId,

@@ -5,7 +5,7 @@ import { aStation, aTenantWithKey } from "../testing/builders";
 import { authenticateStation } from "./authenticate-station";
 import type { ChargerContext } from "./connections";
 import { UnknownConnector } from "./find-connector";
-import { heartbeatReceived, stationBooted } from "./station-booted";
+import { stationBooted } from "./station-booted";
 import { statusReported } from "./status-reported";
 import { tokenPresented } from "./token-presented";
 import { transactionEnded } from "./transaction-ended";
@@ -57,7 +57,7 @@ describe("authenticateStation", () => {
 });
 
 describe("station facts", () => {
-  it("stationBooted records identity and station.booted; heartbeatReceived only marks it seen", async () => {
+  it("stationBooted records identity and station.booted", async () => {
     const s = await aCharger("ocpp2.0.1");
     await stationBooted(
       db(),
@@ -65,7 +65,6 @@ describe("station facts", () => {
       { vendor: "Acme", model: "X1", serial: "SN-1", firmwareVersion: "1.2" },
       at(0),
     );
-    await heartbeatReceived(db(), s.charger, at(30));
     const row = await db().station.findUniqueOrThrow({ where: { id: s.station.id } });
     expect(row).toMatchObject({
       bootVendor: "Acme",
@@ -73,7 +72,7 @@ describe("station facts", () => {
       serial: "SN-1",
       firmwareVersion: "1.2",
       bootedAt: at(0),
-      lastSeenAt: at(30),
+      lastSeenAt: at(0),
     });
     expect(await s.events("station.booted")).toEqual([
       expect.objectContaining({ protocol: "ocpp2.0.1", vendor: "Acme", boot_status: "Accepted" }),

@@ -48,8 +48,3 @@ export async function stationBooted(
     },
   });
 }
-
-/** A station's heartbeat: it is alive, nothing else changed. */
-export async function heartbeatReceived(tx: DbTx, charger: ChargerContext, now = new Date()) {
-  await tx.station.update({ where: { id: charger.stationId }, data: { lastSeenAt: now } });
-}

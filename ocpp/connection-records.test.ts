@@ -1,0 +1,74 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { db } from "../server/db";
+import { hashPassword } from "../server/lib/passwords";
+import { registerStation } from "../server/stations/register-station";
+import { aLocation, aTenantWithKey, uniqueStationName } from "../server/testing/builders";
+import { aCharger, startTestGateway, waitUntil } from "./testing";
+
+let gw: Awaited<ReturnType<typeof startTestGateway>>;
+beforeAll(async () => {
+  gw = await startTestGateway();
+});
+afterAll(async () => {
+  await gw.close();
+});
+
+const PASSWORD = "records-password-1";
+
+async function stations(count: number) {
+  const t = await aTenantWithKey();
+  const location = await aLocation(t.tenantId, t.key);
+  const made = [];
+  for (let i = 0; i < count; i++)
+    made.push(
+      await registerStation({
+        tenantId: t.tenantId,
+        input: { name: uniqueStationName(), location_id: location.id, connector_count: 1 },
+      }),
+    );
+  await db().station.updateMany({
+    where: { tenantId: t.tenantId },
+    data: { passwordHash: await hashPassword(PASSWORD) },
+  });
+  return { ...t, stations: made };
+}
+
+const charger = (identity: string) =>
+  aCharger({ url: gw.url, identity, password: PASSWORD, protocol: "ocpp1.6" });
+
+describe("connection records at scale", () => {
+  it("a heartbeat marks its station seen", async () => {
+    const t = await stations(1);
+    const s = t.stations[0]!;
+    const c = charger(s.name);
+    await c.connect();
+    const row = () => db().station.findUniqueOrThrow({ where: { id: s.id } });
+    await waitUntil(async () => (await row()).gatewayId === gw.gateway.id);
+    const connected = (await row()).lastSeenAt!.getTime();
+    await new Promise((r) => setTimeout(r, 20));
+    const before = Date.now();
+    await expect(c.call("Heartbeat", {})).resolves.toHaveProperty("currentTime");
+    await waitUntil(async () => (await row()).lastSeenAt!.getTime() >= before);
+    expect((await row()).lastSeenAt!.getTime()).toBeGreaterThan(connected);
+    await c.close({ force: true });
+  });
+
+  it("every station of a burst of disconnects is recorded offline, with its event", async () => {
+    const count = 200;
+    const t = await stations(count);
+    const chargers = t.stations.map((s) => charger(s.name));
+    for (let i = 0; i < count; i += 25)
+      await Promise.all(chargers.slice(i, i + 25).map((c) => c.connect()));
+    const held = () =>
+      db().station.count({ where: { tenantId: t.tenantId, gatewayId: { not: null } } });
+    await waitUntil(async () => (await held()) === count, 30_000);
+
+    // All sockets drop at once, as in a network blip.
+    await Promise.all(chargers.map((c) => c.close({ force: true })));
+    await waitUntil(async () => (await held()) === 0, 60_000);
+    const events = await db().event.count({
+      where: { tenantId: t.tenantId, type: "station.disconnected" },
+    });
+    expect(events).toBe(count);
+  }, 120_000);
+});
