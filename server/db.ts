@@ -3,6 +3,7 @@
 // condition (`--conditions=react-server`), where it is an empty module.
 import "server-only";
 import { PrismaPg } from "@prisma/adapter-pg";
+import pg from "pg";
 import { PrismaClient } from "./generated/prisma/client";
 import { env } from "./env";
 
@@ -10,7 +11,7 @@ export type Db = InstanceType<typeof PrismaClient>;
 /** A client or an interactive transaction: services accept either. */
 export type DbTx = Omit<Db, "$connect" | "$disconnect" | "$on" | "$transaction" | "$extends">;
 
-const globalForDb = globalThis as unknown as { __db?: Db };
+const globalForDb = globalThis as unknown as { __db?: Db; __asyncCommitPool?: pg.Pool };
 
 let overrideUrl: string | undefined;
 
@@ -37,8 +38,25 @@ export function db(): Db {
   return globalForDb.__db;
 }
 
+/**
+ * A few sessions that commit asynchronously (`synchronous_commit = off`): a commit is visible to
+ * every session at once, but returns before its WAL record is flushed, so a crash of PostgreSQL
+ * may lose the last fraction of a second of commits (never a part of one, never reordered). Only
+ * for writes whose loss is acceptable: the /v1 request counters (server/access/credentials.ts).
+ */
+export function asyncCommitPool(): pg.Pool {
+  globalForDb.__asyncCommitPool ??= new pg.Pool({
+    connectionString: requireDatabaseUrl(),
+    max: 5,
+    options: "-c synchronous_commit=off",
+  });
+  return globalForDb.__asyncCommitPool;
+}
+
 export async function closeDb(): Promise<void> {
   const client = globalForDb.__db;
+  const pool = globalForDb.__asyncCommitPool;
   globalForDb.__db = undefined;
-  await client?.$disconnect();
+  globalForDb.__asyncCommitPool = undefined;
+  await Promise.all([client?.$disconnect(), pool?.end()]);
 }
