@@ -7,6 +7,7 @@ import { scheduleCronSlots } from "./cron";
 import { DEFAULT_QUEUE, type JobDefinition } from "./define-job";
 import { JOBS_CHANNEL } from "./enqueue";
 import { executeJob } from "./execute";
+import { settleBatcher } from "./settle-batch";
 
 export type JobRunnerOptions = {
   db: Db;
@@ -59,6 +60,7 @@ export async function startJobRunner(options: JobRunnerOptions): Promise<JobRunn
   const now = options.now ?? (() => new Date());
   const runnerId = options.runnerId ?? newId("run");
   const cronSeen = new Map<string, number>();
+  const batcher = settleBatcher(db);
 
   const listener = new pg.Client({ connectionString: options.databaseUrl });
   // Without its LISTEN the runner still finds work on its poll, only later.
@@ -93,10 +95,12 @@ export async function startJobRunner(options: JobRunnerOptions): Promise<JobRunn
           limit: free,
         });
         for (const job of claimed) {
-          const run = executeJob(job, byId.get(job.name)!, { db, runnerId, now }).finally(() => {
-            running.delete(run);
-            if (!filling && running.size <= refillAt) void fill();
-          });
+          const run = executeJob(job, byId.get(job.name)!, { db, runnerId, now, batcher }).finally(
+            () => {
+              running.delete(run);
+              if (!filling && running.size <= refillAt) void fill();
+            },
+          );
           running.add(run);
         }
       } while (again);
