@@ -66,8 +66,10 @@ async function authenticateKey(
     owner_platform_role: string | null;
     owner_role: string | null;
     window_count: number | null;
-  }>(
-    `WITH key AS (
+  }>({
+    // prepared once per connection: parsed and planned once, not on every request
+    name: "api-key-request",
+    text: `WITH key AS (
        SELECT k.id, k.tenant_id, COALESCE(t.team_id, k.team_id) AS team_id, k.owner_user_id,
               k.scopes, k.api_version, k.rate_limit_per_minute, k.revoked_at,
               (u.suspended_at IS NOT NULL) AS owner_suspended,
@@ -89,8 +91,8 @@ async function authenticateKey(
          window_start = EXCLUDED.window_start
        RETURNING count)
      SELECT key.*, (SELECT count FROM bump) AS window_count FROM key`,
-    [sha256Hex(token), windowStart(now)],
-  );
+    values: [sha256Hex(token), windowStart(now)],
+  });
   const key = rows[0];
   if (!key || key.revoked_at || key.team_id === null) {
     throw unauthenticated("The API key is not valid or has been revoked.");
