@@ -10,11 +10,57 @@ import { loopback, startProduct } from "../e2e/fixtures/product";
 import { closeDb, db, useDatabaseUrl } from "../server/db";
 import { startEmbeddedDatabase } from "../server/db/embedded";
 import { createApiKey } from "../server/keys/create-api-key";
-import { runLoad } from "./load";
+import { latency, machine } from "./harness";
+import { runLoad, type LoadResult } from "./load";
+import { cpuMsByProcess } from "./process-cpu";
 
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const ROUNDS = 5;
 const KEYS = 40; // spread over keys so the per-key limit (1200/min max) is not what is measured
+
+/** Which of the product's processes (or this one, the load generator) a process is. */
+function processName(pid: number, commandLine: string) {
+  if (pid === process.pid) return "load_generator";
+  if (/postgres/.test(commandLine)) return "postgres";
+  if (/web-server/.test(commandLine)) return "web";
+  if (/ocpp\/main/.test(commandLine)) return "gateway";
+  return "other";
+}
+
+type Phase = {
+  requests: number;
+  non2xx: number;
+  seconds: number;
+  samples: number[];
+  cpu: Record<string, number>;
+};
+
+/** Adds one slice of load to its route's phase, with the CPU each process spent on it. */
+async function slice(phase: Phase, run: (samples: number[]) => Promise<LoadResult>) {
+  const before = cpuMsByProcess(processName);
+  const load = await run(phase.samples);
+  const after = cpuMsByProcess(processName);
+  phase.requests += load.requests;
+  phase.non2xx += load.non2xx;
+  phase.seconds += load.seconds;
+  for (const name of ["web", "postgres", "load_generator"])
+    phase.cpu[name] = (phase.cpu[name] ?? 0) + (after?.[name] ?? 0) - (before?.[name] ?? 0);
+}
+
+function summary(phase: Phase) {
+  const perRequest = (ms: number) => Math.round((ms / Math.max(1, phase.requests)) * 100) / 100;
+  return {
+    requests: phase.requests,
+    non2xx: phase.non2xx,
+    seconds: Math.round(phase.seconds * 100) / 100,
+    rps: Math.round(phase.requests / phase.seconds),
+    ...latency(phase.samples),
+    cpu_ms_per_request: Object.fromEntries(
+      Object.entries(phase.cpu).map(([name, ms]) => [name, perRequest(ms)]),
+    ),
+  };
+}
 
 const product = await startProduct();
 // The product answers at its public name, which only a browser resolves; this process uses loopback.
@@ -81,17 +127,33 @@ try {
     seconds: 2,
     headers: (i) => ({ authorization: `Bearer ${keys[i % KEYS]}` }),
   });
-  const baseline = await runLoad({ url: baselineUrl, concurrency: CONCURRENCY, seconds: SECONDS });
-  const read = await runLoad({
-    url: stationUrl,
-    concurrency: CONCURRENCY,
-    seconds: SECONDS,
-    headers: (i) => ({ authorization: `Bearer ${keys[i % KEYS]}` }),
-  });
+  const loadAtStart = os.loadavg();
+  // The routes take turns in short slices, so a change in the machine's other load during the
+  // run falls on both alike.
+  const phases = {
+    baseline: { requests: 0, non2xx: 0, seconds: 0, samples: [], cpu: {} } as Phase,
+    read: { requests: 0, non2xx: 0, seconds: 0, samples: [], cpu: {} } as Phase,
+  };
+  for (let round = 0; round < ROUNDS; round++) {
+    await slice(phases.baseline, (samples) =>
+      runLoad({ url: baselineUrl, concurrency: CONCURRENCY, seconds: SECONDS / ROUNDS, samples }),
+    );
+    await slice(phases.read, (samples) =>
+      runLoad({
+        url: stationUrl,
+        concurrency: CONCURRENCY,
+        seconds: SECONDS / ROUNDS,
+        headers: (i) => ({ authorization: `Bearer ${keys[i % KEYS]}` }),
+        samples,
+      }),
+    );
+  }
+  const baseline = summary(phases.baseline);
+  const read = summary(phases.read);
   const result = {
     benchmark: "api-read",
     date: new Date().toISOString(),
-    machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, node: process.version },
+    machine: machine(loadAtStart),
     concurrency: CONCURRENCY,
     seconds_per_route: SECONDS,
     keys: KEYS,

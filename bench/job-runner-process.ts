@@ -9,6 +9,11 @@ import { deliverWebhook } from "../server/webhooks/deliver-webhook";
 import { noopJob } from "./job-definitions";
 
 const definitions = process.argv[2] === "noop" ? [noopJob] : [deliverWebhook];
+// Warm up before saying ready: the first queries load Prisma's query compiler and the modules a
+// job imports, a one-off cost per process that is not the steady rate being measured.
+await db().webhookDelivery.findUnique({ where: { id: "warm-up" }, include: { endpoint: true } });
+await db().event.findFirst({ where: { id: "warm-up" } });
+await db().$queryRaw`SELECT 1`;
 const runner = await startJobRunner({
   db: db(),
   databaseUrl: process.env.DATABASE_URL!,

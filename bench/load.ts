@@ -23,6 +23,8 @@ export async function runLoad(options: {
   concurrency: number;
   seconds: number;
   headers?: (i: number) => Record<string, string>;
+  /** when given, every request's latency (ms) is added to it, to merge several runs */
+  samples?: number[];
 }): Promise<LoadResult> {
   const target = new URL(options.url);
   if (!["127.0.0.1", "localhost", "[::1]"].includes(target.hostname))
@@ -58,6 +60,7 @@ export async function runLoad(options: {
   );
   const seconds = (performance.now() - started) / 1000;
   agent.destroy();
+  options.samples?.push(...latencies);
   latencies.sort((a, b) => a - b);
   return {
     requests: latencies.length,

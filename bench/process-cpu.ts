@@ -3,15 +3,15 @@ import fs from "node:fs";
 /** Linux reports process times in clock ticks; USER_HZ is 100 on every mainstream kernel. */
 const TICK_MS = 10;
 
+type ProcessStat = { ppid: number; ticks: number };
+
 /**
- * CPU milliseconds used so far by this process and every process below it (the benchmark's
- * workers, its embedded PostgreSQL and the backends that PostgreSQL reaped), from /proc. The
- * difference over a phase is what the phase cost in CPU, which other load on a shared machine
- * changes far less than it changes wall-clock throughput. Linux only; elsewhere null.
+ * Every process's parent and CPU ticks (own user and system time plus its reaped children's),
+ * from /proc; null where /proc is missing (not Linux).
  */
-export function treeCpuMs(root = process.pid): number | null {
+function readStats(): Map<number, ProcessStat> | null {
   if (!fs.existsSync("/proc/self/stat")) return null;
-  const stats = new Map<number, { ppid: number; ticks: number }>();
+  const stats = new Map<number, ProcessStat>();
   for (const entry of fs.readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
     let stat: string;
@@ -26,14 +26,57 @@ export function treeCpuMs(root = process.pid): number | null {
     const ticks = [11, 12, 13, 14].reduce((sum, i) => sum + Number(fields[i]), 0);
     stats.set(Number(entry), { ppid: Number(fields[1]), ticks });
   }
+  return stats;
+}
+
+/** The process `root` and every process below it. */
+function descendants(stats: Map<number, ProcessStat>, root: number): number[] {
   const children = new Map<number, number[]>();
   for (const [pid, { ppid }] of stats) children.set(ppid, [...(children.get(ppid) ?? []), pid]);
-  let ticks = 0;
+  const found: number[] = [];
   const queue = [root];
   while (queue.length) {
     const pid = queue.pop()!;
-    ticks += stats.get(pid)?.ticks ?? 0;
+    if (stats.has(pid)) found.push(pid);
     queue.push(...(children.get(pid) ?? []));
   }
-  return ticks * TICK_MS;
+  return found;
+}
+
+/**
+ * CPU milliseconds used so far by this process and every process below it (the benchmark's
+ * workers, its embedded PostgreSQL and the backends that PostgreSQL reaped), from /proc. The
+ * difference over a phase is what the phase cost in CPU, which other load on a shared machine
+ * changes far less than it changes wall-clock throughput. Linux only; elsewhere null.
+ */
+export function treeCpuMs(root = process.pid): number | null {
+  const stats = readStats();
+  if (!stats) return null;
+  return descendants(stats, root).reduce((sum, pid) => sum + stats.get(pid)!.ticks, 0) * TICK_MS;
+}
+
+/**
+ * The same CPU milliseconds, split by a name `classify` gives each process below `root` (from its
+ * command line), so a phase's cost can be told apart per process: the web process, PostgreSQL,
+ * the load generator. A process that exited during a phase is counted in its parent's reaped
+ * time, that is under its parent's name. Linux only; elsewhere null.
+ */
+export function cpuMsByProcess(
+  classify: (pid: number, commandLine: string) => string,
+  root = process.pid,
+): Record<string, number> | null {
+  const stats = readStats();
+  if (!stats) return null;
+  const split: Record<string, number> = {};
+  for (const pid of descendants(stats, root)) {
+    let commandLine = "";
+    try {
+      commandLine = fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ");
+    } catch {
+      continue;
+    }
+    const name = classify(pid, commandLine);
+    split[name] = (split[name] ?? 0) + stats.get(pid)!.ticks * TICK_MS;
+  }
+  return split;
 }

@@ -41,7 +41,7 @@ const BENCHMARKS: Record<string, { what: string; run: string }> = {
     run: "BENCH_PAYMENTS=200 BENCH_CONCURRENCY=8 npm run bench -- payments",
   },
   webhooks: {
-    what: "webhook deliveries per second with 1 and 2 workers, and latency",
+    what: "webhook deliveries per second and CPU per delivery with 1, 2 and 4 workers, and latency",
     run: "BENCH_DELIVERIES=2000 npm run bench -- webhooks",
   },
 };

@@ -6,17 +6,27 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import os from "node:os";
 import { aReceiver } from "../server/webhooks/testing";
-import { treeCpuMs } from "./process-cpu";
+import { cpuMsByProcess } from "./process-cpu";
 
 import { latency, machine, scratchDatabase, writeResult } from "./harness";
 
 const BATCH = Number(process.env.BENCH_DELIVERIES ?? 2000);
+const WORKER_COUNTS = (process.env.BENCH_WORKERS ?? "1,2,4").split(",").map(Number);
+
+/** Which process a CPU figure belongs to: a worker, PostgreSQL, or this one (the receiver). */
+function processName(pid: number, commandLine: string) {
+  if (pid === process.pid) return "receiver_and_bench";
+  if (/postgres/.test(commandLine)) return "postgres";
+  if (/job-runner-process/.test(commandLine)) return "workers";
+  return "other";
+}
 const database = await scratchDatabase("webhooks", { WEBHOOK_ALLOW_PRIVATE_DESTINATIONS: "true" });
 const { db, closeDb } = await import("../server/db");
 const { appendEvent } = await import("../server/events/append-event");
 const { seal } = await import("../server/lib/secret-box");
 
-const receiver = await aReceiver();
+// answers as receivers commonly do: a short body, the connection kept alive
+const receiver = await aReceiver(() => 200, { bodyBytes: 2 });
 const arrivals = new Map<string, number>();
 
 async function workers(count: number) {
@@ -76,16 +86,19 @@ try {
   };
   const acknowledged = () => db().webhookDelivery.count({ where: { status: "acknowledged" } });
   const throughput: Record<string, unknown> = {};
-  for (const count of [1, 2]) {
+  for (const count of WORKER_COUNTS) {
     const before = await acknowledged();
     await enqueue(BATCH);
     const stop = await workers(count);
     const started = performance.now(); // from the moment the workers are up
-    const cpuAtStart = treeCpuMs();
+    const cpuAtStart = cpuMsByProcess(processName);
     while ((await acknowledged()) - before < BATCH) await new Promise((r) => setTimeout(r, 50));
     const seconds = (performance.now() - started) / 1000;
-    const cpuAtEnd = treeCpuMs();
+    // read before the workers exit: their time then moves to the parent's reaped time
+    const cpuAtEnd = cpuMsByProcess(processName);
     await stop();
+    const cpuMs = (name: string) => (cpuAtEnd?.[name] ?? 0) - (cpuAtStart?.[name] ?? 0);
+    const perDelivery = (ms: number) => Math.round((ms / BATCH) * 100) / 100;
     throughput[`${count}_worker${count > 1 ? "s" : ""}`] = {
       deliveries: BATCH,
       seconds: Math.round(seconds * 100) / 100,
@@ -94,7 +107,12 @@ try {
       cpu_ms_per_delivery:
         cpuAtStart === null || cpuAtEnd === null
           ? null
-          : Math.round(((cpuAtEnd - cpuAtStart) / BATCH) * 100) / 100,
+          : {
+              total: perDelivery(Object.keys(cpuAtEnd).reduce((sum, n) => sum + cpuMs(n), 0)),
+              workers: perDelivery(cpuMs("workers")),
+              postgres: perDelivery(cpuMs("postgres")),
+              receiver_and_bench: perDelivery(cpuMs("receiver_and_bench")),
+            },
     };
   }
 

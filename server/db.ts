@@ -11,7 +11,11 @@ export type Db = InstanceType<typeof PrismaClient>;
 /** A client or an interactive transaction: services accept either. */
 export type DbTx = Omit<Db, "$connect" | "$disconnect" | "$on" | "$transaction" | "$extends">;
 
-const globalForDb = globalThis as unknown as { __db?: Db; __dbPool?: pg.Pool };
+const globalForDb = globalThis as unknown as {
+  __db?: Db;
+  __dbPool?: pg.Pool;
+  __asyncCommitPool?: pg.Pool;
+};
 
 let overrideUrl: string | undefined;
 
@@ -49,9 +53,26 @@ export function dbPool(): pg.Pool | undefined {
   return globalForDb.__dbPool;
 }
 
+/**
+ * A few sessions that commit asynchronously (`synchronous_commit = off`): a commit is visible to
+ * every session at once, but returns before its WAL record is flushed, so a crash of PostgreSQL
+ * may lose the last fraction of a second of commits (never a part of one, never reordered). Only
+ * for writes whose loss is acceptable: the /v1 request counters (server/access/credentials.ts).
+ */
+export function asyncCommitPool(): pg.Pool {
+  globalForDb.__asyncCommitPool ??= new pg.Pool({
+    connectionString: requireDatabaseUrl(),
+    max: 5,
+    options: "-c synchronous_commit=off",
+  });
+  return globalForDb.__asyncCommitPool;
+}
+
 export async function closeDb(): Promise<void> {
   const client = globalForDb.__db;
+  const pool = globalForDb.__asyncCommitPool;
   globalForDb.__db = undefined;
   globalForDb.__dbPool = undefined;
-  await client?.$disconnect();
+  globalForDb.__asyncCommitPool = undefined;
+  await Promise.all([client?.$disconnect(), pool?.end()]);
 }

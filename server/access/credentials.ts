@@ -1,4 +1,5 @@
-import type { Db } from "../db";
+import type pg from "pg";
+import { asyncCommitPool, type Db } from "../db";
 import { DomainError } from "../errors";
 import { sha256Hex } from "../lib/ids";
 import { LIVE_KEY_PREFIX } from "../keys/create-api-key";
@@ -6,50 +7,92 @@ import { effectiveScopes } from "../keys/scopes";
 import { isPlatformRole, roleAllows, scopesOf } from "../teams/roles";
 import { TokenError, verifyAccessToken } from "../auth/access-tokens";
 import { env } from "../env";
+import { countAttempt, limitState, windowStart, type RateLimitState } from "../lib/rate-limit";
 import { isApiVersion, LATEST_VERSION } from "../versions";
 import { userCaller, type ApiKeyCaller, type Caller, type UserCaller } from "./caller";
 
 export const unauthenticated = (message: string) => new DomainError("unauthenticated", message);
 
+/** The caller, and this request counted against the caller's per-minute limit. */
+export type Authenticated = { caller: Caller; rateLimit: RateLimitState };
+
 /**
- * Resolves a credential: an API key (`cpk_live_…`) or a signed-in user's access token from the
- * configured identity provider. Rechecked on every request (no cache): a revoked key, a deleted
- * tenant, a suspended or removed owner, or an owner whose role no longer allows a scope is refused
- * (or narrowed) on the next request.
+ * Resolves a credential, an API key (`cpk_live_…`) or a signed-in user's access token from the
+ * configured identity provider, and counts the request against its caller's rate limit.
+ * Rechecked on every request (no cache): a revoked key, a deleted tenant, a suspended or removed
+ * owner, or an owner whose role no longer allows a scope is refused (or narrowed) on any request
+ * that starts after the change committed.
  */
-export async function resolveCredential(db: Db, token: string): Promise<Caller> {
+export async function authenticateRequest(
+  db: Db,
+  token: string,
+  options: { now?: number; counters?: pg.Pool } = {},
+): Promise<Authenticated> {
+  const now = options.now ?? Date.now();
   if (token.length > 8192) throw unauthenticated("The credential is not valid.");
-  if (token.startsWith(LIVE_KEY_PREFIX)) return authenticateKey(db, token);
-  return authenticateUser(db, token);
+  if (token.startsWith(LIVE_KEY_PREFIX))
+    return authenticateKey(token, now, options.counters ?? asyncCommitPool());
+  const caller = await authenticateUser(db, token);
+  return {
+    caller,
+    rateLimit: await countAttempt(db, caller.actorId, caller.rateLimitPerMinute, now),
+  };
 }
 
-async function authenticateKey(db: Db, token: string): Promise<ApiKeyCaller> {
+/**
+ * The key, its tenant, its owner's suspension and role, and the bump of its rate-limit window in
+ * one statement: one round trip, where a cached lookup would still need the counter's. The bump
+ * skips a key the statement can already tell is unusable (revoked, tenant or owner gone, owner
+ * suspended). It commits asynchronously (`asyncCommitPool`): a PostgreSQL crash may forget the
+ * last fraction of a second of counts, which can only let a client past its limit by that many
+ * requests once per crash, never refuse one; it spares every read a WAL flush.
+ */
+async function authenticateKey(
+  token: string,
+  now: number,
+  counters: pg.Pool,
+): Promise<Authenticated> {
   if (token.length > 200) throw unauthenticated("The API key is not valid.");
-  const rows = await db.$queryRaw<
-    {
-      id: string;
-      tenant_id: number | null;
-      team_id: number | null;
-      owner_user_id: number | null;
-      scopes: string[];
-      api_version: string;
-      rate_limit_per_minute: number;
-      revoked_at: Date | null;
-      owner_suspended: boolean | null;
-      owner_platform_role: string | null;
-      owner_role: string | null;
-    }[]
-  >`SELECT k.id, k.tenant_id, COALESCE(t.team_id, k.team_id) AS team_id, k.owner_user_id,
-           k.scopes, k.api_version, k.rate_limit_per_minute, k.revoked_at,
-           (u.suspended_at IS NOT NULL) AS owner_suspended,
-           u.platform_role AS owner_platform_role,
-           m.role AS owner_role
-      FROM api_keys k
-      LEFT JOIN tenants t ON t.id = k.tenant_id
-      LEFT JOIN users u ON u.id = k.owner_user_id
-      LEFT JOIN team_members m ON m.user_id = k.owner_user_id
-                              AND m.team_id = COALESCE(t.team_id, k.team_id)
-     WHERE k.secret_hash = ${sha256Hex(token)}`;
+  const { rows } = await counters.query<{
+    id: string;
+    tenant_id: number | null;
+    team_id: number | null;
+    owner_user_id: number | null;
+    scopes: string[];
+    api_version: string;
+    rate_limit_per_minute: number;
+    revoked_at: Date | null;
+    owner_suspended: boolean | null;
+    owner_platform_role: string | null;
+    owner_role: string | null;
+    window_count: number | null;
+  }>({
+    // prepared once per connection: parsed and planned once, not on every request
+    name: "api-key-request",
+    text: `WITH key AS (
+       SELECT k.id, k.tenant_id, COALESCE(t.team_id, k.team_id) AS team_id, k.owner_user_id,
+              k.scopes, k.api_version, k.rate_limit_per_minute, k.revoked_at,
+              (u.suspended_at IS NOT NULL) AS owner_suspended,
+              u.id IS NOT NULL AS owner_exists,
+              u.platform_role AS owner_platform_role,
+              m.role AS owner_role
+         FROM api_keys k
+         LEFT JOIN tenants t ON t.id = k.tenant_id
+         LEFT JOIN users u ON u.id = k.owner_user_id
+         LEFT JOIN team_members m ON m.user_id = k.owner_user_id
+                                 AND m.team_id = COALESCE(t.team_id, k.team_id)
+        WHERE k.secret_hash = $1),
+     bump AS (
+       INSERT INTO rate_limit_windows AS w (api_key_id, window_start, count)
+       SELECT id, $2, 1 FROM key
+        WHERE revoked_at IS NULL AND team_id IS NOT NULL AND owner_exists AND NOT owner_suspended
+       ON CONFLICT (api_key_id) DO UPDATE SET
+         count = CASE WHEN w.window_start = EXCLUDED.window_start THEN w.count + 1 ELSE 1 END,
+         window_start = EXCLUDED.window_start
+       RETURNING count)
+     SELECT key.*, (SELECT count FROM bump) AS window_count FROM key`,
+    values: [sha256Hex(token), windowStart(now)],
+  });
   const key = rows[0];
   if (!key || key.revoked_at || key.team_id === null) {
     throw unauthenticated("The API key is not valid or has been revoked.");
@@ -70,7 +113,7 @@ async function authenticateKey(db: Db, token: string): Promise<ApiKeyCaller> {
   } else if (!roleAllows(key.owner_role, "manageWorkspaceKeys")) {
     throw unauthenticated("The owner of this workspace key is no longer its workspace's owner.");
   }
-  return {
+  const caller: ApiKeyCaller = {
     kind: "api_key",
     actorId: key.id,
     keyId: key.id,
@@ -82,6 +125,8 @@ async function authenticateKey(db: Db, token: string): Promise<ApiKeyCaller> {
     apiVersion: isApiVersion(key.api_version) ? key.api_version : LATEST_VERSION,
     rateLimitPerMinute: key.rate_limit_per_minute,
   };
+  const limit = key.rate_limit_per_minute;
+  return { caller, rateLimit: limitState(key.window_count ?? 1, limit, now) };
 }
 
 async function authenticateUser(db: Db, token: string): Promise<UserCaller> {

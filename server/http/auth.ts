@@ -1,6 +1,5 @@
 import type { Db } from "../db";
-import type { Caller } from "../access/caller";
-import { resolveCredential, unauthenticated } from "../access/credentials";
+import { authenticateRequest, unauthenticated, type Authenticated } from "../access/credentials";
 
 /** The bearer token of an Authorization header, or undefined. */
 export function bearerToken(header: string | null): string | undefined {
@@ -10,10 +9,11 @@ export function bearerToken(header: string | null): string | undefined {
 }
 
 /**
- * Resolves `Authorization: Bearer <credential>` (server/access/credentials.ts); a missing or
- * malformed header is 401 `unauthenticated`, answered with a `WWW-Authenticate` challenge.
+ * Resolves `Authorization: Bearer <credential>` and counts the request against its caller's rate
+ * limit (server/access/credentials.ts); a missing or malformed header is 401 `unauthenticated`,
+ * answered with a `WWW-Authenticate` challenge.
  */
-export async function authenticate(db: Db, header: string | null): Promise<Caller> {
+export async function authenticate(db: Db, header: string | null): Promise<Authenticated> {
   if (!header) {
     throw unauthenticated(
       "Send an API key or a signed-in user's access token as `Authorization: Bearer <credential>`.",
@@ -21,5 +21,5 @@ export async function authenticate(db: Db, header: string | null): Promise<Calle
   }
   const token = bearerToken(header);
   if (!token) throw unauthenticated("The Authorization header must be `Bearer <credential>`.");
-  return resolveCredential(db, token);
+  return authenticateRequest(db, token);
 }

@@ -1,7 +1,7 @@
 import crypto from "node:crypto";
 import { db as getDb } from "../db";
 import { DomainError } from "../errors";
-import { countAttempt, rateLimited, type RateLimitState } from "../lib/rate-limit";
+import { rateLimited, type RateLimitState } from "../lib/rate-limit";
 import type { Caller } from "../access/caller";
 import { authenticate } from "./auth";
 import { readJsonBody } from "./body";
@@ -125,12 +125,12 @@ export function createRouter(routes: RouteDef[]) {
       let caller: Caller | undefined;
       if (def.auth !== "public") {
         const rootDb = getDb();
-        caller = await authenticate(rootDb, req.headers.get("authorization"));
+        const authenticated = await authenticate(rootDb, req.headers.get("authorization"));
+        caller = authenticated.caller;
         const version: ApiVersion = asked ?? caller.apiVersion;
         headers["Service-Version"] = version;
-        const limit = await countAttempt(rootDb, caller.actorId, caller.rateLimitPerMinute);
-        Object.assign(headers, rateLimitHeaders(limit));
-        if (limit.exceeded) throw rateLimited(limit);
+        Object.assign(headers, rateLimitHeaders(authenticated.rateLimit));
+        if (authenticated.rateLimit.exceeded) throw rateLimited(authenticated.rateLimit);
       }
 
       const { status, body } = await executeRoute(def, {

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { Db, DbTx } from "../db";
 import type { Prisma } from "../generated/prisma/client";
+import type { CteNames } from "./settle-batch";
 
 /** How a failed run is tried again. `attempt` counts claims, the failed one included (1 = first). */
 export type RetryPolicy = {
@@ -50,12 +51,17 @@ export type JobContext = {
    */
   settle: (tx: DbTx, outcome: Outcome) => Promise<Settled | null>;
   /**
-   * `settle` and the handler's own writes in one statement, for hot paths: `writes(next)` are
-   * data-modifying CTEs (`name AS (INSERT|UPDATE … )`, comma-separated) that see the fenced job
-   * update as `job` and must write nothing unless `EXISTS (SELECT 1 FROM job)`. Returns what the
-   * job became, or null when fenced out (then the writes did nothing).
+   * `settle` and the handler's own writes in one statement, for hot paths: `writes(next, cte)`
+   * are data-modifying CTEs (`${cte("name")} AS (INSERT|UPDATE … )`, comma-separated) that see
+   * the fenced job update as `${cte("job")}` and must write nothing unless it has a row. Every
+   * CTE name goes through `cte`, because a runner settles the jobs that finish together in one
+   * statement (server/jobs/settle-batch.ts). Returns what the job became, or null when fenced out
+   * (then the writes did nothing).
    */
-  settleWith: (outcome: Outcome, writes: (next: Settled) => Prisma.Sql) => Promise<Settled | null>;
+  settleWith: (
+    outcome: Outcome,
+    writes: (next: Settled, cte: CteNames) => Prisma.Sql,
+  ) => Promise<Settled | null>;
 };
 
 // Methods, not function properties: a list of definitions of different payloads is a

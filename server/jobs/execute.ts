@@ -10,9 +10,16 @@ import {
   type Outcome,
   type Settled,
 } from "./define-job";
-import { holdsJob, recordSettled, recordSettledWith } from "./settle";
+import { holdsJob, recordSettled } from "./settle";
+import { settleJobs, type CteNames, type SettleBatcher } from "./settle-batch";
 
-export type ExecuteOptions = { db: Db; runnerId: string; now: () => Date };
+export type ExecuteOptions = {
+  db: Db;
+  runnerId: string;
+  now: () => Date;
+  /** a runner's: `settleWith` of jobs finishing together share a statement */
+  batcher?: SettleBatcher;
+};
 
 /**
  * Runs one claimed job and records its outcome, fenced by the claim's attempt. Never throws:
@@ -73,8 +80,16 @@ async function runJob(
       },
       settleWith: async (outcome, writes) => {
         const next = nextState(definition.retry, job.attempt, outcome, options.now());
-        if (!(await recordSettledWith(options.db, job.id, job.attempt, next, writes(next))))
-          return null;
+        const request = {
+          jobId: job.id,
+          attempt: job.attempt,
+          next,
+          writes: (cte: CteNames) => writes(next, cte),
+        };
+        const settled = options.batcher
+          ? await options.batcher.settle(request)
+          : (await settleJobs(options.db, [request]))[0];
+        if (!settled) return null;
         return (settledByHandler = next);
       },
     };

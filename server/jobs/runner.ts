@@ -8,6 +8,7 @@ import { DEFAULT_QUEUE, type JobDefinition } from "./define-job";
 import { JOBS_CHANNEL } from "./enqueue";
 import { executeJob } from "./execute";
 import { watchQueue } from "../metrics/job-queues";
+import { settleBatcher } from "./settle-batch";
 
 export type JobRunnerOptions = {
   db: Db;
@@ -61,6 +62,7 @@ export async function startJobRunner(options: JobRunnerOptions): Promise<JobRunn
   const runnerId = options.runnerId ?? newId("run");
   const cronSeen = new Map<string, number>();
   const unwatch = queues.map((queue) => watchQueue(queue)); // the queue gauges report them
+  const batcher = settleBatcher(db);
 
   const listener = new pg.Client({ connectionString: options.databaseUrl });
   // Without its LISTEN the runner still finds work on its poll, only later.
@@ -95,10 +97,12 @@ export async function startJobRunner(options: JobRunnerOptions): Promise<JobRunn
           limit: free,
         });
         for (const job of claimed) {
-          const run = executeJob(job, byId.get(job.name)!, { db, runnerId, now }).finally(() => {
-            running.delete(run);
-            if (!filling && running.size <= refillAt) void fill();
-          });
+          const run = executeJob(job, byId.get(job.name)!, { db, runnerId, now, batcher }).finally(
+            () => {
+              running.delete(run);
+              if (!filling && running.size <= refillAt) void fill();
+            },
+          );
           running.add(run);
         }
       } while (again);

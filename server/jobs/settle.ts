@@ -45,21 +45,3 @@ export async function recordSettled(
 ): Promise<boolean> {
   return (await tx.$executeRaw(settleStatement(jobId, attempt, next))) === 1;
 }
-
-/**
- * Writes the job's next state and, in the same statement, the domain's writes: `writes` are
- * data-modifying CTEs that may read `job` (the fenced update's RETURNING) and must change
- * nothing unless `EXISTS (SELECT 1 FROM job)`. One round trip, atomic, fenced like the rest.
- */
-export async function recordSettledWith(
-  db: DbTx,
-  jobId: string,
-  attempt: number,
-  next: Settled,
-  writes: Prisma.Sql,
-): Promise<boolean> {
-  const rows = await db.$queryRaw<{ settled: number }[]>`
-    WITH job AS (${settleStatement(jobId, attempt, next)}), ${writes}
-    SELECT count(*)::int AS settled FROM job`;
-  return rows[0]?.settled === 1;
-}

@@ -10,6 +10,18 @@ export type RateLimitState = {
 
 const WINDOW_MS = 60_000;
 
+/** The start of the fixed one-minute window `now` falls in. */
+export const windowStart = (now: number) => new Date(now - (now % WINDOW_MS));
+
+/** What a window's count says of an attempt: the limit's headers, and whether it is refused. */
+export function limitState(count: number, limit: number, now: number): RateLimitState {
+  const resetSeconds = Math.max(
+    1,
+    Math.ceil((windowStart(now).getTime() + WINDOW_MS - now) / 1000),
+  );
+  return { limit, remaining: Math.max(0, limit - count), resetSeconds, exceeded: count > limit };
+}
+
 /**
  * Counts one attempt against a bucket's fixed one-minute window (an API key, a sign-in email, a
  * client address). The counter lives in PostgreSQL, so the limit holds across any number of
@@ -21,18 +33,15 @@ export async function countAttempt(
   limit: number,
   now = Date.now(),
 ): Promise<RateLimitState> {
-  const windowStart = new Date(now - (now % WINDOW_MS));
   const rows = await db.$queryRaw<{ count: number }[]>`
     INSERT INTO rate_limit_windows (api_key_id, window_start, count)
-    VALUES (${bucket}, ${windowStart}, 1)
+    VALUES (${bucket}, ${windowStart(now)}, 1)
     ON CONFLICT (api_key_id) DO UPDATE SET
       count = CASE WHEN rate_limit_windows.window_start = EXCLUDED.window_start
                    THEN rate_limit_windows.count + 1 ELSE 1 END,
       window_start = EXCLUDED.window_start
     RETURNING count`;
-  const count = rows[0]?.count ?? 1;
-  const resetSeconds = Math.max(1, Math.ceil((windowStart.getTime() + WINDOW_MS - now) / 1000));
-  return { limit, remaining: Math.max(0, limit - count), resetSeconds, exceeded: count > limit };
+  return limitState(rows[0]?.count ?? 1, limit, now);
 }
 
 export const rateLimited = (state: RateLimitState) =>

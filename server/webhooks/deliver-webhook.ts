@@ -107,7 +107,7 @@ async function attempt(deliveryId: string, ctx: JobContext, network: DeliveryNet
     : { ok: false as const, error: result.error ?? "Failed" };
   // Every non-2xx answer and every network failure is tried again (the contract's schedule). The
   // outcome, the delivery row and the job's next state are one statement, fenced by the job.
-  await ctx.settleWith(outcome, (settled) => {
+  await ctx.settleWith(outcome, (settled, cte) => {
     const status =
       settled.status === "succeeded"
         ? "acknowledged"
@@ -119,16 +119,16 @@ async function attempt(deliveryId: string, ctx: JobContext, network: DeliveryNet
     const completedAt = settled.status === "queued" ? null : finishedAt;
     // A delivery failed meanwhile (its endpoint was disabled) keeps that outcome.
     return Prisma.sql`
-      delivery AS (
+      ${cte("delivery")} AS (
         UPDATE webhook_deliveries
            SET attempts = attempts + 1, status = ${status}, last_error = ${result.error},
                last_status = ${result.status}, next_attempt_at = ${nextAttemptAt},
                completed_at = ${completedAt}::timestamptz
-         WHERE id = ${deliveryId} AND status = 'queued' AND EXISTS (SELECT 1 FROM job)
+         WHERE id = ${deliveryId} AND status = 'queued' AND EXISTS (SELECT 1 FROM ${cte("job")})
         RETURNING attempts),
-      logged AS (
+      ${cte("logged")} AS (
         INSERT INTO webhook_attempts (delivery_id, number, started_at, finished_at, http_status, error)
         SELECT ${deliveryId}, attempts, ${startedAt}, ${finishedAt}, ${result.status}::int, ${result.error}
-          FROM delivery)`;
+          FROM ${cte("delivery")})`;
   });
 }

@@ -1,12 +1,21 @@
 import http from "node:http";
 import https from "node:https";
 import net from "node:net";
+import { agentFor, pinnedLookup } from "./connections";
 import { vetDestination, type Resolver } from "./destination";
 
 /** Delivery contract item 4: each step 10 s, a whole attempt 15 s. Item 3: headers up to 32 KiB. */
 export const STEP_TIMEOUT_MS = 10_000;
 export const ATTEMPT_TIMEOUT_MS = 15_000;
 export const MAX_HEADER_BYTES = 32 * 1024;
+/**
+ * A response body is read past the outcome only to keep the connection for the next attempt:
+ * one longer or slower than this closes the connection instead.
+ */
+const DRAIN_BYTES = 64 * 1024;
+const DRAIN_MS = 2_000;
+/** A kept-alive connection the receiver closed before it answered: tried once on a new one. */
+const STALE = "StaleConnection";
 
 export type AttemptResult = { ok: boolean; status: number | null; error: string | null };
 
@@ -24,7 +33,10 @@ export type TestNetwork = {
  * One POST. The hostname is resolved now and the connection goes to a vetted address itself (a
  * custom `lookup`), so DNS rebinding between the check and the connect cannot slip through; with
  * any non-public address nothing is sent (`DestinationRefused`). Only the status line and headers
- * are read; redirects are not followed; any 2xx acknowledges.
+ * decide; redirects are not followed; any 2xx acknowledges. Connections to a vetted address are
+ * kept alive for the next attempt to it (./connections.ts); a kept connection the receiver had
+ * closed is retried at once on a new one (a receiver may see the POST twice, as at-least-once
+ * delivery allows; `Service-Event-Id` is its idempotency key).
  */
 export async function sendAttempt(options: {
   url: string;
@@ -57,12 +69,9 @@ export async function sendAttempt(options: {
   for (const address of addresses) {
     const remaining = deadline - Date.now();
     if (remaining <= 0) return { ok: false, status: null, error: "AttemptTimeout" };
-    last = await post(
-      url,
-      address,
-      options,
-      Math.min(remaining, options.attemptTimeoutMs ?? ATTEMPT_TIMEOUT_MS),
-    );
+    const attemptMs = Math.min(remaining, options.attemptTimeoutMs ?? ATTEMPT_TIMEOUT_MS);
+    last = await post(url, address, options, attemptMs, true);
+    if (last.error === STALE) last = await post(url, address, options, attemptMs, false);
     if (last.error !== "ConnectFailed" && last.error !== "ConnectTimeout") return last;
   }
   return last;
@@ -78,22 +87,25 @@ function post(
     testNetwork?: TestNetwork;
   },
   attemptMs: number,
+  keptAlive: boolean,
 ): Promise<AttemptResult> {
   const step = options.stepTimeoutMs ?? STEP_TIMEOUT_MS;
   return new Promise((resolve) => {
     let settled = false;
-    const finish = (result: AttemptResult) => {
+    const finish = (result: AttemptResult, response?: http.IncomingMessage) => {
       if (settled) return;
       settled = true;
       clearTimeout(attemptTimer);
       clearTimeout(stepTimer);
-      request.destroy();
+      if (response) drain(request, response);
+      else request.destroy();
       resolve(result);
     };
     const port = Number(url.port || (url.protocol === "https:" ? 443 : 80));
     const target = options.testNetwork?.connectTo(address, port) ?? { host: address, port };
     const family = net.isIP(target.host) as 4 | 6;
-    const transport = url.protocol === "https:" ? https : http;
+    const protocol = url.protocol === "https:" ? "https:" : "http:";
+    const transport = protocol === "https:" ? https : http;
     const request = transport.request({
       protocol: url.protocol,
       hostname: url.hostname.replace(/^\[|\]$/g, ""),
@@ -107,17 +119,19 @@ function post(
         "content-length": Buffer.byteLength(options.body),
       },
       // connect to the vetted address, whatever DNS says now (TLS still checks the hostname)
-      lookup: (_host, opts, callback) => {
-        if ((opts as { all?: boolean }).all)
-          (callback as (e: null, a: { address: string; family: number }[]) => void)(null, [
-            { address: target.host, family },
-          ]);
-        else (callback as (e: null, a: string, f: number) => void)(null, target.host, family);
-      },
+      lookup: pinnedLookup(target.host, family),
       servername: net.isIP(url.hostname) ? undefined : url.hostname,
       ...(options.testNetwork?.ca ? { ca: options.testNetwork.ca } : {}),
       maxHeaderSize: MAX_HEADER_BYTES,
-      agent: false,
+      agent: keptAlive
+        ? agentFor({
+            protocol,
+            vetted: address,
+            host: target.host,
+            port: target.port,
+            ca: options.testNetwork?.ca,
+          })
+        : false,
     });
     const attemptTimer = setTimeout(
       () => finish({ ok: false, status: null, error: "AttemptTimeout" }),
@@ -135,7 +149,9 @@ function post(
           step,
         );
       };
-      socket.once(url.protocol === "https:" ? "secureConnect" : "connect", connected);
+      // a kept-alive connection is connected already (and must not gather listeners)
+      if (request.reusedSocket) connected();
+      else socket.once(url.protocol === "https:" ? "secureConnect" : "connect", connected);
     });
     request.on("finish", () => {
       clearTimeout(stepTimer);
@@ -143,14 +159,19 @@ function post(
     });
     request.on("response", (response) => {
       const status = response.statusCode ?? 0;
-      finish({
-        ok: status >= 200 && status < 300,
-        status,
-        error: status >= 200 && status < 300 ? null : `HttpStatus${status}`,
-      });
+      finish(
+        {
+          ok: status >= 200 && status < 300,
+          status,
+          error: status >= 200 && status < 300 ? null : `HttpStatus${status}`,
+        },
+        response,
+      );
     });
     request.on("error", (error: NodeJS.ErrnoException) => {
       const code = error.code ?? "";
+      if (request.reusedSocket && ["ECONNRESET", "EPIPE", "ECONNABORTED"].includes(code))
+        return finish({ ok: false, status: null, error: STALE });
       if (code === "HPE_HEADER_OVERFLOW")
         return finish({ ok: false, status: null, error: "ResponseHeadersTooLarge" });
       if (
@@ -174,4 +195,21 @@ function post(
     });
     request.end(options.body);
   });
+}
+
+/**
+ * Reads and discards the rest of an answer whose status already decided the outcome, so its
+ * connection returns to the pool; a body longer or slower than the limits closes it instead.
+ */
+function drain(request: http.ClientRequest, response: http.IncomingMessage) {
+  let bytes = 0;
+  const timer = setTimeout(() => request.destroy(), DRAIN_MS);
+  const done = () => clearTimeout(timer);
+  response.on("data", (chunk: Buffer) => {
+    bytes += chunk.length;
+    if (bytes > DRAIN_BYTES) request.destroy();
+  });
+  response.on("error", done);
+  response.once("end", done);
+  response.once("close", done);
 }

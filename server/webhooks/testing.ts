@@ -3,9 +3,13 @@ import type { AddressInfo } from "node:net";
 
 export type Received = { headers: http.IncomingHttpHeaders; body: string; path: string };
 
-/** A local HTTP receiver whose answer per request is scripted: a status, a redirect, or a hang. */
+/**
+ * A local HTTP receiver whose answer per request is scripted: a status, a redirect, or a hang.
+ * Its answers carry a body of `bodyBytes` (by default one too long to be read to its end).
+ */
 export async function aReceiver(
   script: (n: number) => number | "hang" | { redirect: string } = () => 200,
+  { bodyBytes = 100_000 }: { bodyBytes?: number } = {},
 ) {
   const received: Received[] = [];
   const hanging: http.ServerResponse[] = [];
@@ -18,7 +22,7 @@ export async function aReceiver(
       if (answer === "hang") return void hanging.push(res);
       if (typeof answer === "object")
         return void res.writeHead(302, { location: answer.redirect }).end();
-      res.writeHead(answer, { "content-type": "text/plain" }).end("x".repeat(100_000)); // a body we never read
+      res.writeHead(answer, { "content-type": "text/plain" }).end("x".repeat(bodyBytes));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
