@@ -20,6 +20,10 @@ const BENCHMARKS: Record<string, { what: string; run: string }> = {
     what: "one OCPP gateway process under simulated chargers",
     run: "BENCH_CONNECTIONS=1000 npm run bench -- ocpp",
   },
+  storm: {
+    what: "new chargers per second at fixed arrival rates, and a gateway restart's reconnect storm",
+    run: "BENCH_RATES=50,100,200,300 BENCH_STORM=19000 npm run bench -- storm",
+  },
   bills: {
     what: "simulated bills created and finalized per second; live pricing per MeterValues",
     run: "BENCH_BILLS=400 BENCH_CONCURRENCY=8 npm run bench -- bills",

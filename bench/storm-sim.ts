@@ -23,8 +23,7 @@ type Job =
 
 const job = JSON.parse(process.argv[2]!) as Job;
 const names = Array.from({ length: job.count }, (_, i) => `${job.prefix}${job.first + i}`);
-const print = (line: Record<string, unknown>) =>
-  process.stdout.write(`${JSON.stringify(line)}\n`);
+const print = (line: Record<string, unknown>) => process.stdout.write(`${JSON.stringify(line)}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
@@ -58,7 +57,7 @@ async function boot(c: RPCClient) {
 
 /** The HTTP status of a refused handshake, or the error's code (ECONNREFUSED, timeout). */
 const reason = (error: unknown) => {
-  const e = error as { code?: unknown; message?: string };
+  const e = error as { code?: string | number; message?: string };
   return String(e.code ?? e.message ?? "error");
 };
 

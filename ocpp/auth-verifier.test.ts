@@ -109,7 +109,8 @@ describe("the keyed reconnect verifier", () => {
     const other = await aStationWithPassword("other-password-00003");
     const { passwordHash } = await db().station.findUniqueOrThrow({ where: { id: other.id } });
     // Only the hash changes (as a writer that forgot the verifier would do it).
-    await db().$executeRaw`UPDATE stations SET password_hash = ${passwordHash} WHERE id = ${station.id}`;
+    await db()
+      .$executeRaw`UPDATE stations SET password_hash = ${passwordHash} WHERE id = ${station.id}`;
     for (const url of [gw.url, gw2.url]) {
       expect(await connectOnce(url, station.name, PASSWORD)).toBe(401);
       expect(await connectOnce(url, station.name, "other-password-00003")).toBe("connected");
