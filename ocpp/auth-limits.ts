@@ -66,7 +66,11 @@ export function chargerAddress(
 }
 
 /** The `rate_limit_windows` buckets one attempt counts against, with their limits. */
-export function attemptBuckets(name: string, address: string, limits: AuthLimits) {
+export function attemptBuckets(
+  name: string,
+  address: string,
+  limits: AuthLimits,
+): [{ bucket: string; limit: number }, { bucket: string; limit: number }] {
   return [
     { bucket: `ocpp-auth:name:${name.toLowerCase()}`, limit: limits.failuresPerName },
     { bucket: `ocpp-auth:address:${address}`, limit: limits.failuresPerAddress },

@@ -70,13 +70,14 @@ export async function quickAuthenticateStation({
   db: DbTx;
   name: string;
   password: Buffer;
-  buckets: { bucket: string; limit: number }[];
+  /** the name's and the address's buckets (`attemptBuckets`) */
+  buckets: [{ bucket: string; limit: number }, { bucket: string; limit: number }];
   windowMs: number;
   verifierKey: Buffer;
   now?: Date;
 }): Promise<QuickCheck> {
   const windowOpened = new Date(now.getTime() - windowMs);
-  const [name_, address] = buckets;
+  const [byName, byAddress] = buckets;
   const [row] = await db.$queryRaw<
     {
       id: number | null;
@@ -91,8 +92,8 @@ export async function quickAuthenticateStation({
            s.password_verifier AS "passwordVerifier",
            (SELECT max(r.window_start) FROM rate_limit_windows r
              WHERE r.window_start > ${windowOpened}
-               AND ((r.api_key_id = ${name_!.bucket} AND r.count >= ${name_!.limit})
-                 OR (r.api_key_id = ${address!.bucket} AND r.count >= ${address!.limit})))
+               AND ((r.api_key_id = ${byName.bucket} AND r.count >= ${byName.limit})
+                 OR (r.api_key_id = ${byAddress.bucket} AND r.count >= ${byAddress.limit})))
              AS "lockedSince"
     FROM (SELECT 1) AS one LEFT JOIN stations s ON s.name_key = ${name.toLowerCase()}`;
   if (!row?.id || !row.passwordHash || !row.passwordVerifier) return { outcome: "unsure" };
