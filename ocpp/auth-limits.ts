@@ -65,6 +65,18 @@ export function chargerAddress(
   return (last ?? peer).slice(0, 100);
 }
 
+/** The `rate_limit_windows` buckets one attempt counts against, with their limits. */
+export function attemptBuckets(
+  name: string,
+  address: string,
+  limits: AuthLimits,
+): [{ bucket: string; limit: number }, { bucket: string; limit: number }] {
+  return [
+    { bucket: `ocpp-auth:name:${name.toLowerCase()}`, limit: limits.failuresPerName },
+    { bucket: `ocpp-auth:address:${address}`, limit: limits.failuresPerAddress },
+  ];
+}
+
 export type Reservation =
   { allowed: true; giveBack: () => Promise<void> } | { allowed: false; retryAfterSeconds: number };
 
@@ -93,8 +105,7 @@ export async function reserveAttempt({
   limits: AuthLimits;
   now?: Date;
 }): Promise<Reservation> {
-  const nameBucket = `ocpp-auth:name:${name.toLowerCase()}`;
-  const addressBucket = `ocpp-auth:address:${address}`;
+  const [nameBucket, addressBucket] = attemptBuckets(name, address, limits).map((b) => b.bucket);
   const windowOpened = new Date(now.getTime() - limits.windowMs);
   const rows = await db.$queryRaw<Row[]>`
     INSERT INTO rate_limit_windows (api_key_id, window_start, count)

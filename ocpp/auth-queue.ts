@@ -20,8 +20,36 @@ export const DEFAULT_CHECK_QUEUE: CheckQueueOptions = {
   maxWaitMs: 10_000,
 };
 
+/**
+ * The gate every handshake passes before any check (the reconnect throttle). A reconnecting
+ * charger holds its turn until its connection is recorded (one query and one transaction), so 16
+ * at once keep the pool of 10 connections busy without queueing in it, and the chargers' own
+ * BootNotifications still find a connection. 512 waiting is about two seconds of handshakes at
+ * the rate this machine admits; a handshake that would wait longer, or finds the line full, is
+ * answered 503 at once and its charger retries, rather than waiting until its own timeout drops
+ * it. Lines are round-robin by address, so each retry has a fair chance, and every charger that
+ * keeps retrying gets in once the storm's rate falls to what the gateway admits.
+ */
+export const DEFAULT_HANDSHAKE_GATE: CheckQueueOptions = {
+  concurrency: 16,
+  maxWaitingPerAddress: 64,
+  maxWaiting: 512,
+  maxWaitMs: 2_000,
+};
+
+/** Longest an accepted handshake holds its gate turn while its connection is being recorded. */
+export const HANDSHAKE_HOLD_MS = 10_000;
+
 export type Turn =
-  | { ok: true; done: () => void }
+  | {
+      ok: true;
+      done: () => void;
+      /**
+       * frees the name but keeps the turn: an accepted charger that holds its turn until its
+       * connection is recorded may already be back with a new handshake
+       */
+      freeName: () => void;
+    }
   /**
    * `name`: a handshake for that station name is already waiting or being checked; `address`:
    * that address already has too many waiting; `busy`: the whole queue is full or slow.
@@ -48,13 +76,19 @@ export function createCheckQueue(options: CheckQueueOptions) {
   const granted = (name: string): Turn => {
     running += 1;
     let finished = false;
+    let named = true;
+    const freeName = () => {
+      if (named) names.delete(name);
+      named = false;
+    };
     return {
       ok: true,
+      freeName,
       done: () => {
         if (finished) return;
         finished = true;
         running -= 1;
-        names.delete(name);
+        freeName();
         next();
       },
     };

@@ -19,15 +19,28 @@ import { OPERATION_CALL_TIMEOUT_MS } from "../server/operations/operation-jobs";
 import { newId } from "../server/lib/ids";
 import { log } from "../server/log";
 import { dummyPasswordHash, verifyPassword } from "../server/lib/passwords";
-import { authenticateStation, type StationSession } from "../server/charging/authenticate-station";
+import {
+  authenticateStation,
+  quickAuthenticateStation,
+  type StationSession,
+} from "../server/charging/authenticate-station";
+import { configuredVerifierKey } from "../server/lib/password-verifier";
 import { STATION_NAME_PATTERN } from "../server/stations/station-schema";
 import {
   DEFAULT_AUTH_LIMITS,
+  attemptBuckets,
   chargerAddress,
   reserveAttempt,
   type AuthLimits,
 } from "./auth-limits";
-import { DEFAULT_CHECK_QUEUE, createCheckQueue, type CheckQueueOptions } from "./auth-queue";
+import {
+  DEFAULT_CHECK_QUEUE,
+  DEFAULT_HANDSHAKE_GATE,
+  HANDSHAKE_HOLD_MS,
+  createCheckQueue,
+  type CheckQueueOptions,
+  type Turn,
+} from "./auth-queue";
 import { PROTOCOLS, strictModeValidators } from "./protocol/validators";
 import { callFailure } from "./protocol/call-errors";
 import { GuardedSocket } from "./protocol/frame-guard";
@@ -81,9 +94,13 @@ export type GatewayOptions = {
   db: Db;
   databaseUrl: string;
   callTimeoutMs?: number;
-  /** charger password checks: limits, turns, and the verifier (tests wrap it to watch it) */
+  /**
+   * charger handshakes: limits, the gate every handshake passes (`gate`), the turns scrypt checks
+   * take (`queue`), and the scrypt verifier (tests wrap it to watch it)
+   */
   auth?: {
     limits?: Partial<AuthLimits>;
+    gate?: Partial<CheckQueueOptions>;
     queue?: Partial<CheckQueueOptions>;
     verifyPassword?: (password: Buffer, hash: string) => Promise<boolean>;
   };
@@ -138,17 +155,36 @@ export async function createGateway({
   );
 
   const limits = { ...DEFAULT_AUTH_LIMITS, ...auth.limits };
+  const gate = createCheckQueue({ ...DEFAULT_HANDSHAKE_GATE, ...auth.gate });
   const checks = createCheckQueue({ ...DEFAULT_CHECK_QUEUE, ...auth.queue });
   const verify = auth.verifyPassword ?? verifyPassword;
+  const verifierKey = configuredVerifierKey();
+  /** the gate turn of an accepted handshake, given back once its connection is recorded */
+  const admitted = new WeakMap<StationSession, () => void>();
+
+  const refuseTurn = (reject: Reject, reason: Extract<Turn, { ok: false }>["reason"]) =>
+    reason === "busy" || reason === "gone"
+      ? reject(503, "Service Unavailable")
+      : reject(
+          429,
+          reason === "name"
+            ? "This station's previous handshake is still being checked; retry later."
+            : "Too many handshakes from this address at once; retry later.",
+        );
 
   /**
-   * HTTP Basic (security profile 1) before the upgrade. Attempts are limited per station name and
-   * per client address (`reserveAttempt`, shared by every gateway) and refused past the limit
-   * without checking the password (429; ocpp-rpc's reject cannot add Retry-After, so the wait is
-   * in the body). Checks take turns by address, one at a time per name (`createCheckQueue`), so
-   * guessing cannot take the threads scrypt runs on from other chargers. The check itself is
-   * `authenticateStation` (a dummy hash for unknown names: every refusal costs one scrypt and
-   * reads 401, so timing does not tell which names exist).
+   * HTTP Basic (security profile 1) before the upgrade. Every handshake first passes the gate (a
+   * bounded line; 503 at once when it is full or after a short wait, and the charger retries), which
+   * a reconnecting charger holds until its connection is recorded, so a storm's database work stays
+   * within what the pool serves. A password that matches the station's keyed verifier for its
+   * current hash is accepted without scrypt (`quickAuthenticateStation`, one query, still refused
+   * past the attempt limits). Anything else leaves the gate and takes the full check: attempts are
+   * limited per station name and per client address (`reserveAttempt`, shared by every gateway)
+   * and refused past the limit without checking the password (429; ocpp-rpc's reject cannot add
+   * Retry-After, so the wait is in the body). Checks take turns by address, one at a time per name
+   * (`createCheckQueue`), so guessing cannot take the threads scrypt runs on from other chargers.
+   * The check itself is `authenticateStation` (a dummy hash for unknown names: every refusal costs
+   * one scrypt and reads 401, so timing does not tell which names exist).
    */
   async function authenticate(
     accept: Accept,
@@ -164,16 +200,36 @@ export async function createGateway({
       if (!handshake.password || !STATION_NAME_PATTERN.test(handshake.identity))
         return reject(401, "Unauthorized");
       const address = chargerAddress(handshake.remoteAddress, handshake.headers["x-forwarded-for"]);
+      const entry = await gate.take(address, handshake.identity.toLowerCase(), signal);
+      if (!entry.ok) return refuseTurn(reject, entry.reason);
+      let held = false;
+      try {
+        if (signal?.aborted) return;
+        if (verifierKey) {
+          const quick = await quickAuthenticateStation({
+            db,
+            name: handshake.identity,
+            password: handshake.password,
+            buckets: attemptBuckets(handshake.identity, address, limits),
+            windowMs: limits.windowMs,
+            verifierKey,
+          });
+          if (quick.outcome === "limited")
+            return reject(429, `Too many failed attempts; retry in ${quick.retryAfterSeconds} s.`);
+          if (quick.outcome === "accepted") {
+            held = true;
+            entry.freeName();
+            admitted.set(quick.session, entry.done);
+            // A socket that closes before it opens never records a connection.
+            setTimeout(entry.done, HANDSHAKE_HOLD_MS).unref();
+            return accept(quick.session, protocol);
+          }
+        }
+      } finally {
+        if (!held) entry.done();
+      }
       const turn = await checks.take(address, handshake.identity.toLowerCase(), signal);
-      if (!turn.ok)
-        return turn.reason === "busy"
-          ? reject(503, "Service Unavailable")
-          : reject(
-              429,
-              turn.reason === "name"
-                ? "This station's previous handshake is still being checked; retry later."
-                : "Too many handshakes from this address at once; retry later.",
-            );
+      if (!turn.ok) return refuseTurn(reject, turn.reason);
       try {
         if (signal?.aborted) return;
         const reserved = await reserveAttempt({ db, name: handshake.identity, address, limits });
@@ -184,6 +240,7 @@ export async function createGateway({
           name: handshake.identity,
           password: handshake.password,
           verify,
+          verifierKey,
         });
         if (!session) return reject(401, "Unauthorized");
         accept(session, protocol);
@@ -244,7 +301,7 @@ export async function createGateway({
       disconnects.add(recording);
       void recording.finally(() => disconnects.delete(recording));
     });
-    const connectedAt = await connected;
+    const connectedAt = await connected.finally(() => admitted.get(client.session)?.());
     if (closed) return;
     clients.set(stationId, { client, connectedAt });
     if (previous)

@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { DbTx } from "../db";
 import { DomainError, notFound } from "../errors";
 import { hashPassword } from "../lib/passwords";
+import { configuredVerifierKey, stationVerifier } from "../lib/password-verifier";
 import type { TenantPrincipal } from "../access/caller";
 import { owningGateway } from "../charging/gateways";
 import { createOperation } from "../operations/create-operation";
@@ -70,6 +71,7 @@ export async function setStationCredentials({
       { required_scopes: ["stations:admin"] },
     );
   }
+  const passwordHash = await hashPassword(password);
   const operation = {
     db,
     tenantId,
@@ -78,12 +80,27 @@ export async function setStationCredentials({
     scope: stationCredentials.scope,
     action: "set_password",
     // never the password itself
-    request: { password_hash: await hashPassword(password) },
+    request: { password_hash: passwordHash },
   };
   const applied: CredentialsApplied = "stored";
-  // The kind's onSettled stores the hash when the operation succeeds, here or once pushed.
-  if (!online)
-    return createOperation({ ...operation, outcome: { status: "succeeded", result: { applied } } });
+  // The kind's onSettled stores the hash when the operation succeeds, here or once pushed. A
+  // stored password gets its keyed verifier at once, so the charger's first connection needs no
+  // scrypt (a pushed one gets it at the charger's first connection with it).
+  if (!online) {
+    const created = await createOperation({
+      ...operation,
+      outcome: { status: "succeeded", result: { applied } },
+    });
+    const key = configuredVerifierKey();
+    if (key)
+      await db.station.updateMany({
+        where: { id: stationId, passwordHash },
+        data: {
+          passwordVerifier: stationVerifier(key, stationId, passwordHash, Buffer.from(password)),
+        },
+      });
+    return created;
+  }
   if (station.protocol === "ocpp1.6")
     return createOperation({
       ...operation,

@@ -59,7 +59,11 @@ export const stationCredentials: OperationKind = {
   async onSettled(tx, operation, outcome) {
     if (outcome.status !== "succeeded" || !operation.stationId) return;
     const { password_hash: passwordHash } = credentialsRequest.parse(operation.request);
-    await tx.station.update({ where: { id: operation.stationId }, data: { passwordHash } });
+    // The old password's verifier is bound to the old hash; cleared too, so nothing stale is kept.
+    await tx.station.update({
+      where: { id: operation.stationId },
+      data: { passwordHash, passwordVerifier: null },
+    });
     await appendEvent({
       db: tx,
       tenantId: operation.tenantId,

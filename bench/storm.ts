@@ -1,0 +1,247 @@
+/**
+ * Charger handshakes against the product started as `npm start` does, with chargers as real
+ * ocpp-rpc clients in other processes (bench/storm-sim.ts):
+ * (a) new chargers at fixed arrival rates (connect, BootNotification, StatusNotification, no
+ *     retry): how many are dropped, and connect and boot+status p50/p99;
+ * (b) a reconnect storm: N chargers connected and booted, the gateway process killed (SIGKILL) and
+ *     started again by `npm start`'s supervisor, and the time until all N are back and booted.
+ * Run: `npx tsx bench/storm.ts` (env BENCH_RATES default "50,100,200,300", BENCH_ARRIVAL_SECONDS
+ * default 10, BENCH_STORM default 19000). Writes bench/results/storm.json.
+ */
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import readline from "node:readline";
+import { loopback, startProduct } from "../e2e/fixtures/product";
+import { closeDb, db, useDatabaseUrl } from "../server/db";
+import { startEmbeddedDatabase } from "../server/db/embedded";
+import { hashPassword } from "../server/lib/passwords";
+import { stationVerifier, verifierKey } from "../server/lib/password-verifier";
+import { latency, machine, round2, writeResult } from "./harness";
+import { treeCpuMs } from "./process-cpu";
+
+const RATES = (process.env.BENCH_RATES ?? "50,100,200,300").split(",").map(Number);
+const ARRIVAL_SECONDS = Number(process.env.BENCH_ARRIVAL_SECONDS ?? 10);
+/** One process here may hold 20,000 descriptors (`ulimit -Hn`), the gateway's own included. */
+const STORM = Number(process.env.BENCH_STORM ?? 19_000);
+/** chargers per simulator process */
+const PER_SIM = 5_000;
+const PASSWORD = "storm-password-000001";
+const RETRY = { firstMs: 1_000, maxMs: 15_000 };
+/**
+ * Projects the chargers are spread over (round-robin). One is an operator's fleet; every event
+ * of one project takes its counter row in turn (ARCHITECTURE.md, Locks), so more projects show
+ * what the handshake itself costs.
+ */
+const TENANTS = Number(process.env.BENCH_TENANTS ?? 1);
+
+type Line = Record<string, unknown>;
+
+/** One simulator process; `lines` yields its JSON lines, `stop` ends it. */
+function sim(job: Record<string, unknown>) {
+  const child = spawn(
+    path.join("node_modules", ".bin", "tsx"),
+    ["bench/storm-sim.ts", JSON.stringify(job)],
+    { stdio: ["pipe", "pipe", "inherit"] },
+  );
+  const waiting: ((line: Line) => void)[] = [];
+  const buffered: Line[] = [];
+  readline.createInterface({ input: child.stdout }).on("line", (text) => {
+    const line = JSON.parse(text) as Line;
+    const next = waiting.shift();
+    if (next) next(line);
+    else buffered.push(line);
+  });
+  const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()));
+  return {
+    /** the next line that passes `match` */
+    async next(match: (line: Line) => boolean): Promise<Line> {
+      for (;;) {
+        const line =
+          buffered.shift() ?? (await new Promise<Line>((resolve) => waiting.push(resolve)));
+        if (match(line)) return line;
+      }
+    },
+    stop: async () => {
+      child.stdin.end("stop\n");
+      await exited;
+    },
+    exited,
+  };
+}
+
+const loadAtStart = os.loadavg();
+const product = await startProduct();
+try {
+  const boot = product.admin([
+    "bootstrap",
+    "--email",
+    "bench@example.com",
+    "--team",
+    "Bench",
+    "--project",
+    "Storm",
+  ]);
+  const tenantId = boot.tenant_id as number;
+  useDatabaseUrl(
+    (await startEmbeddedDatabase({ dataDir: product.dataDir, reuseRunning: true })).url,
+  );
+  const tenantIds = [tenantId];
+  for (let i = 1; i < TENANTS; i++) {
+    const team = await db().team.create({ data: { name: `Storm ${i}` } });
+    tenantIds.push(
+      (await db().tenant.create({ data: { teamId: team.id, name: `Storm ${i}` } })).id,
+    );
+  }
+  const locationIds = [];
+  for (const id of tenantIds)
+    locationIds.push(
+      (
+        await db().location.create({
+          data: {
+            tenantId: id,
+            name: "Bench",
+            address: {},
+            latitude: 0,
+            longitude: 0,
+            timeZone: "UTC",
+          },
+        })
+      ).id,
+    );
+  const arrivalCounts = RATES.map((rate) => rate * ARRIVAL_SECONDS);
+  const total = arrivalCounts.reduce((a, b) => a + b, 0) + STORM;
+  const prefix = `STORM-${Date.now().toString(36)}-`;
+  const passwordHash = await hashPassword(PASSWORD);
+  // Stations as registration makes them (one EVSE, one connector), in three statements.
+  const stations = await db().$queryRaw<{ id: number }[]>`
+    INSERT INTO stations (tenant_id, location_id, name, name_key, password_hash, updated_at)
+    SELECT (${tenantIds}::int[])[1 + g % ${TENANTS}], (${locationIds}::int[])[1 + g % ${TENANTS}],
+           ${prefix} || g, lower(${prefix} || g), ${passwordHash}, now()
+    FROM generate_series(0, ${total - 1}) AS g
+    RETURNING id`;
+  await db().$executeRaw`
+    INSERT INTO evses (tenant_id, station_id, evse_number)
+    SELECT tenant_id, id, 1 FROM stations WHERE id = ANY(${stations.map((s) => s.id)}::int[])`;
+  await db().$executeRaw`
+    INSERT INTO connectors (tenant_id, station_id, evse_id, connector_number, evse_connector_number)
+    SELECT tenant_id, station_id, id, 1, 1 FROM evses
+    WHERE station_id = ANY(${stations.map((s) => s.id)}::int[])`;
+  // What setting a password through the API keeps besides its hash: the keyed verifier.
+  const key = verifierKey(fs.readFileSync(path.join(product.dataDir, "secret.key"), "utf8").trim());
+  const ids = stations.map((s) => s.id);
+  const verifiers = ids.map((id) => stationVerifier(key, id, passwordHash, Buffer.from(PASSWORD)));
+  await db().$executeRaw`
+    UPDATE stations SET password_verifier = v.verifier
+    FROM unnest(${ids}::int[], ${verifiers}::text[]) AS v(id, verifier)
+    WHERE stations.id = v.id`;
+  await closeDb();
+  const url = `${loopback(product.ocppUrl)}/ocpp`;
+  const chargers = { url, prefix, password: PASSWORD };
+
+  // CPU per admitted charger, by process: the gateway, and PostgreSQL (its postmaster's tree).
+  const gatewayPid = () =>
+    Number([...product.output().matchAll(/ocpp started \(pid (\d+)\)/g)].at(-1)![1]);
+  const postgresPid = Number(
+    fs
+      .readFileSync(path.join(product.dataDir, "postgres", "postmaster.pid"), "utf8")
+      .split("\n")[0],
+  );
+  const cpu = () => ({
+    gateway: treeCpuMs(gatewayPid()) ?? 0,
+    postgres: treeCpuMs(postgresPid) ?? 0,
+  });
+  const cpuPerCharger = (
+    before: ReturnType<typeof cpu>,
+    after: ReturnType<typeof cpu>,
+    n: number,
+  ) => ({
+    gateway_ms: n ? round2((after.gateway - before.gateway) / n) : null,
+    postgres_ms: n ? round2((after.postgres - before.postgres) / n) : null,
+  });
+
+  // (a) new chargers at fixed arrival rates
+  const arrivals = [];
+  let first = 0;
+  for (const [i, rate] of RATES.entries()) {
+    const count = arrivalCounts[i]!;
+    const load = os.loadavg()[0]!;
+    const cpuBefore = cpu();
+    const run = sim({ kind: "arrivals", ...chargers, first, count, rate, timeoutMs: 30_000 });
+    const line = await run.next(() => true);
+    const cpuAfter = cpu();
+    await run.exited;
+    first += count;
+    const connectMs = line.connectMs as number[];
+    const bootStatusMs = line.bootStatusMs as number[];
+    const dropped = line.dropped as Record<string, number>;
+    const figures = {
+      rate_per_second: rate,
+      chargers: count,
+      dropped: Object.values(dropped).reduce((a, b) => a + b, 0),
+      dropped_by_reason: dropped,
+      connect: latency(connectMs),
+      boot_status: latency(bootStatusMs),
+      cpu_per_booted_charger: cpuPerCharger(cpuBefore, cpuAfter, bootStatusMs.length),
+      seconds: round2(line.seconds as number),
+      load_average_1m: round2(load),
+    };
+    console.log(JSON.stringify(figures));
+    arrivals.push(figures);
+    await new Promise((r) => setTimeout(r, 3_000)); // their disconnects are recorded
+  }
+
+  // (b) the reconnect storm
+  const sims = [];
+  for (let from = 0; from < STORM; from += PER_SIM) {
+    const count = Math.min(PER_SIM, STORM - from);
+    sims.push(sim({ kind: "storm", ...chargers, first: first + from, count, retry: RETRY }));
+  }
+  const startedAt = Date.now();
+  const up = await Promise.all(sims.map((s) => s.next((line) => "back" in line)));
+  const initialSeconds = (Math.max(...up.map((l) => l.at as number)) - startedAt) / 1000;
+  console.log(JSON.stringify({ storm: STORM, initial_connect_seconds: initialSeconds }));
+  await new Promise((r) => setTimeout(r, 5_000));
+  const pid = gatewayPid();
+  const load = os.loadavg()[0]!;
+  const postgresBefore = treeCpuMs(postgresPid) ?? 0;
+  const killedAt = Date.now();
+  process.kill(pid, "SIGKILL");
+  const STORM_LIMIT_MS = 600_000;
+  const back = await Promise.race([
+    Promise.all(sims.map((s) => s.next((line) => "back" in line))),
+    new Promise<null>((r) => setTimeout(() => r(null), STORM_LIMIT_MS).unref()),
+  ]);
+  // The restarted gateway's whole life so far (start-up included), and PostgreSQL since the kill.
+  const stormCpu = { gateway: treeCpuMs(gatewayPid()) ?? 0, postgres: treeCpuMs(postgresPid) ?? 0 };
+  await Promise.all(sims.map((s) => s.stop()));
+  const starts = product.output().match(/ocpp started \(pid/g)?.length ?? 0;
+  const storm = {
+    chargers: STORM,
+    simulator_processes: sims.length,
+    retry: { first_ms: RETRY.firstMs, max_ms: RETRY.maxMs, jitter: "0.5 to 1.5 times" },
+    initial_connect_seconds: round2(initialSeconds),
+    all_back_seconds_after_kill: back
+      ? round2((Math.max(...back.map((l) => l.at as number)) - killedAt) / 1000)
+      : null,
+    refused_handshakes_by_reason: back?.map((l) => l.refusals) ?? null,
+    gateway_restarted: starts >= 2,
+    load_average_1m_at_kill: round2(load),
+    cpu_per_reconnected_charger: cpuPerCharger(
+      { gateway: 0, postgres: postgresBefore },
+      stormCpu,
+      STORM,
+    ),
+  };
+  writeResult("storm", {
+    benchmark: "storm",
+    date: new Date().toISOString(),
+    projects: TENANTS,
+    machine: machine(loadAtStart),
+    arrivals,
+    storm,
+  });
+} finally {
+  await product.stop();
+}

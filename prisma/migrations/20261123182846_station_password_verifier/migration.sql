@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "stations" ADD COLUMN     "password_verifier" TEXT;
