@@ -30,7 +30,8 @@ export async function findStationRow({
   >`
     SELECT s.id, s.tenant_id AS "tenantId", s.location_id AS "locationId", s.name,
            s.name_key AS "nameKey", s.external_reference AS "externalReference", s.serial,
-           s.password_hash AS "passwordHash", s.gateway_id AS "gatewayId", s.protocol,
+           s.password_hash AS "passwordHash", s.password_verifier AS "passwordVerifier",
+           s.gateway_id AS "gatewayId", s.protocol,
            s.connected_at AS "connectedAt", s.last_seen_at AS "lastSeenAt",
            s.boot_vendor AS "bootVendor", s.boot_model AS "bootModel",
            s.firmware_version AS "firmwareVersion", s.booted_at AS "bootedAt",
