@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../server/db";
-import { call, idem } from "../server/testing/api";
-import { aStation, aTenantWithKey } from "../server/testing/builders";
+import { aStationWithPassword, aTenantWithKey } from "../server/testing/builders";
 import { aCharger, startTestGateway, waitUntil } from "./testing";
 
 let gw: Awaited<ReturnType<typeof startTestGateway>>;
@@ -21,13 +20,7 @@ const PASSWORD = "correct-horse-battery-9";
 describe("charger message records", () => {
   it("keep one record per station and message id under concurrent retries, and replay the first answer", async () => {
     const t = await aTenantWithKey();
-    const station = await aStation(t.tenantId, t.key, { connector_count: 1 });
-    const cred = await call("PUT", `/v1/tenants/${t.tenantId}/stations/${station.id}/credentials`, {
-      key: t.key,
-      body: { password: PASSWORD },
-      idempotencyKey: idem(),
-    });
-    expect(cred.status).toBe(202);
+    const station = await aStationWithPassword(t, PASSWORD);
     const charger = aCharger({
       url: gw.url,
       identity: station.name,

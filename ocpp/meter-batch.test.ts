@@ -3,8 +3,7 @@ import { db } from "../server/db";
 import { listEvents } from "../server/events/list-events";
 import { PROJECT_SCOPES } from "../server/keys/scopes";
 import { log } from "../server/log";
-import { call, idem } from "../server/testing/api";
-import { aStation, aTenantWithKey } from "../server/testing/builders";
+import { aStationWithPassword, aTenantWithKey } from "../server/testing/builders";
 import { aCharger, startTestGateway, waitUntil } from "./testing";
 
 let gw: Awaited<ReturnType<typeof startTestGateway>>;
@@ -22,12 +21,7 @@ async function chargersInTransactions(count: number) {
   const t = await aTenantWithKey();
   const chargers = [];
   for (let i = 0; i < count; i++) {
-    const station = await aStation(t.tenantId, t.key, { connector_count: 1 });
-    await call("PUT", `/v1/tenants/${t.tenantId}/stations/${station.id}/credentials`, {
-      key: t.key,
-      body: { password: PASSWORD },
-      idempotencyKey: idem(),
-    });
+    const station = await aStationWithPassword(t, PASSWORD);
     const charger = aCharger({
       url: gw.url,
       identity: station.name,

@@ -8,7 +8,7 @@ import {
   type Sample,
 } from "../server/metrics/read-metrics";
 import { call, idem } from "../server/testing/api";
-import { aStation, aTenantWithKey } from "../server/testing/builders";
+import { aStationWithPassword, aTenantWithKey } from "../server/testing/builders";
 import { aCharger, startTestGateway, waitUntil } from "./testing";
 
 const TOKEN = vi.hoisted(() => {
@@ -30,16 +30,9 @@ afterAll(async () => {
 
 const scrape = () => scrapeMetrics(metricsUrl, TOKEN);
 
-async function aStationWithPassword() {
+async function aConnectableStation() {
   const t = await aTenantWithKey();
-  const station = await aStation(t.tenantId, t.key, { connector_count: 1 });
-  const cred = await call("PUT", `/v1/tenants/${t.tenantId}/stations/${station.id}/credentials`, {
-    key: t.key,
-    body: { password: PASSWORD },
-    idempotencyKey: idem(),
-  });
-  expect(cred.status).toBe(202);
-  return { ...t, station };
+  return { ...t, station: await aStationWithPassword(t, PASSWORD) };
 }
 
 describe("the gateway's /metrics", () => {
@@ -60,7 +53,7 @@ describe("the gateway's /metrics", () => {
   });
 
   it("counts the connection held, its handshake, a refused one, its BootNotification and a command sent to it", async () => {
-    const s = await aStationWithPassword();
+    const s = await aConnectableStation();
     const before = await scrape();
     const intruder = aCharger({
       url: gw.url,
@@ -124,7 +117,7 @@ describe("the gateway's /metrics", () => {
   });
 
   it("times a refused charger call under its own outcome", async () => {
-    const s = await aStationWithPassword();
+    const s = await aConnectableStation();
     const charger = aCharger({
       url: gw.url,
       identity: s.station.name,

@@ -80,3 +80,23 @@ export async function aStation(
   if (res.status !== 201) throw new Error(`station create failed: ${JSON.stringify(res.body)}`);
   return res.body as { id: number; name: string; connectors: { id: number }[] };
 }
+
+/**
+ * A station with a charger password stored through the API (the station is offline, so the
+ * credentials operation stores it at once, with its keyed verifier).
+ */
+export async function aStationWithPassword(
+  tenant: { tenantId: number; key: string },
+  password: string,
+  overrides: Record<string, unknown> = {},
+) {
+  const station = await aStation(tenant.tenantId, tenant.key, { connector_count: 1, ...overrides });
+  const res = await call(
+    "PUT",
+    `/v1/tenants/${tenant.tenantId}/stations/${station.id}/credentials`,
+    { key: tenant.key, body: { password }, idempotencyKey: idem() },
+  );
+  if (res.status !== 202 || (res.body as { status?: string }).status !== "succeeded")
+    throw new Error(`storing the station's password failed: ${JSON.stringify(res.body)}`);
+  return station;
+}
