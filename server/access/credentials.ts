@@ -7,7 +7,13 @@ import { effectiveScopes } from "../keys/scopes";
 import { isPlatformRole, roleAllows, scopesOf } from "../teams/roles";
 import { TokenError, verifyAccessToken } from "../auth/access-tokens";
 import { env } from "../env";
-import { countAttempt, limitState, windowStart, type RateLimitState } from "../lib/rate-limit";
+import {
+  BUMP_WINDOW_SQL,
+  countAttempt,
+  limitState,
+  windowStart,
+  type RateLimitState,
+} from "../lib/rate-limit";
 import { isApiVersion, LATEST_VERSION } from "../versions";
 import { userCaller, type ApiKeyCaller, type Caller, type UserCaller } from "./caller";
 
@@ -86,9 +92,7 @@ async function authenticateKey(
        INSERT INTO rate_limit_windows AS w (api_key_id, window_start, count)
        SELECT id, $2, 1 FROM key
         WHERE revoked_at IS NULL AND team_id IS NOT NULL AND owner_exists AND NOT owner_suspended
-       ON CONFLICT (api_key_id) DO UPDATE SET
-         count = CASE WHEN w.window_start = EXCLUDED.window_start THEN w.count + 1 ELSE 1 END,
-         window_start = EXCLUDED.window_start
+       ${BUMP_WINDOW_SQL}
        RETURNING count)
      SELECT key.*, (SELECT count FROM bump) AS window_count FROM key`,
     values: [sha256Hex(token), windowStart(now)],

@@ -1,5 +1,6 @@
 import type { Db } from "../db";
 import { DomainError } from "../errors";
+import { Prisma } from "../generated/prisma/client";
 
 export type RateLimitState = {
   limit: number;
@@ -9,6 +10,14 @@ export type RateLimitState = {
 };
 
 const WINDOW_MS = 60_000;
+
+/**
+ * The window rule, as the conflict clause of an INSERT into `rate_limit_windows AS w`: an attempt
+ * in the bucket's current window counts on, one in a later window starts it again at 1.
+ */
+export const BUMP_WINDOW_SQL = `ON CONFLICT (api_key_id) DO UPDATE SET
+  count = CASE WHEN w.window_start = EXCLUDED.window_start THEN w.count + 1 ELSE 1 END,
+  window_start = EXCLUDED.window_start`;
 
 /** The start of the fixed one-minute window `now` falls in. */
 export const windowStart = (now: number) => new Date(now - (now % WINDOW_MS));
@@ -34,12 +43,9 @@ export async function countAttempt(
   now = Date.now(),
 ): Promise<RateLimitState> {
   const rows = await db.$queryRaw<{ count: number }[]>`
-    INSERT INTO rate_limit_windows (api_key_id, window_start, count)
+    INSERT INTO rate_limit_windows AS w (api_key_id, window_start, count)
     VALUES (${bucket}, ${windowStart(now)}, 1)
-    ON CONFLICT (api_key_id) DO UPDATE SET
-      count = CASE WHEN rate_limit_windows.window_start = EXCLUDED.window_start
-                   THEN rate_limit_windows.count + 1 ELSE 1 END,
-      window_start = EXCLUDED.window_start
+    ${Prisma.raw(BUMP_WINDOW_SQL)}
     RETURNING count`;
   return limitState(rows[0]?.count ?? 1, limit, now);
 }

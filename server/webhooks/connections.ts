@@ -75,7 +75,7 @@ export function pinnedLookup(address: string, family: 4 | 6): net.LookupFunction
   };
 }
 
-/** Closes every kept-alive connection (a runner that stops, tests). */
+/** Closes every kept-alive connection (tests; idle ones never hold a process open: the agent unrefs them). */
 export function closeConnections() {
   for (const agent of agents.values()) agent.destroy();
   agents.clear();
