@@ -4,7 +4,7 @@ import https from "node:https";
 import type { Db } from "../server/db";
 import { metricsAnswer } from "../server/metrics/expose";
 import type { Gateway } from "./gateway";
-import { countConnections } from "./metrics";
+import { countConnections } from "../server/metrics/registry";
 
 export type TlsFiles = { certPath: string; keyPath: string };
 

@@ -65,6 +65,3 @@ export function meteredLink(link: ChargerLink): ChargerLink {
     },
   };
 }
-
-/** Adds a gateway's connections to `chargecloud_ocpp_connections` until the returned stop. */
-export { countConnections } from "../server/metrics/registry";

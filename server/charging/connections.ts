@@ -6,30 +6,12 @@ import { deadGatewayIds } from "./gateways";
 export type ChargerContext = { stationId: number; tenantId: number; protocol: string };
 
 /**
- * The station's socket opened on this gateway: it now owns the station (a reconnect to another
- * gateway moves ownership with it). `connectedAt` identifies this connection, so a late close of an
- * older one cannot mark the new one offline. Both record functions write the station row before
- * the event (the lock order at `appendEvent`) and run again after a deadlock or serialization
- * failure, so a connection change is never lost to a concurrent operation's outcome.
+ * The station's socket on this gateway closed (one change alone; a gateway records its bursts
+ * through `recordConnectionChanges`). `connectedAt` identifies the connection, so a late close of
+ * an older one cannot mark a newer one offline. Written station row first, then the event (the
+ * lock order at `appendEvent`), and run again after a deadlock or serialization failure, so a
+ * connection change is never lost to a concurrent operation's outcome.
  */
-export async function recordConnected({
-  db,
-  station,
-  gatewayId,
-  protocol,
-}: {
-  db: Db;
-  station: { id: number; tenantId: number };
-  gatewayId: string;
-  protocol: string;
-}) {
-  const now = new Date();
-  await inTransaction(db, (tx) =>
-    applyChange(tx, gatewayId, { kind: "connected", station, protocol, at: now }),
-  );
-  return now;
-}
-
 export async function recordDisconnected({
   db,
   station,

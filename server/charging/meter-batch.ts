@@ -173,7 +173,7 @@ export async function recordMeterBatch(
       tx,
       message.charger,
       { transaction: message.transaction, meterValues: message.meterValues },
-      { transaction, billCharging: false, defer: (_, p) => (plan = p) },
+      { transaction, billCharging: false, defer: (p) => (plan = p) },
     );
     recorded.push({ message, plan, transactionId: transaction?.id ?? 0 });
     outcomes.push({ response: ANSWER });

@@ -29,7 +29,7 @@ export type PrefetchedUpdate = {
   transaction: Transaction | null;
   /** the transaction has a bill being charged (then the batch leaves the message to this path) */
   billCharging: boolean;
-  defer: (transaction: Transaction, plan: MeterPlan) => void;
+  defer: (plan: MeterPlan) => void;
 };
 
 /** The charger's newest reading time in an update, if any can be read. */
@@ -72,7 +72,7 @@ export async function transactionUpdated(
   }
   if (update.meterValues.length && prefetched) {
     const plan = planMeterValues(transaction, update.meterValues);
-    prefetched.defer(transaction, plan);
+    prefetched.defer(plan);
     transaction = { ...transaction, ...plan.after };
   } else if (update.meterValues.length)
     transaction = await recordMeterValues(tx, charger, transaction, update.meterValues);
