@@ -1,6 +1,6 @@
 import type { Db, DbTx } from "../db";
 import { inTransaction } from "../db/retry";
-import { appendEvent } from "../events/append-event";
+import { appendEventsByTenant, type StationEvent, type TenantEvent } from "../events/append-event";
 import { deadGatewayIds } from "./gateways";
 
 export type ChargerContext = { stationId: number; tenantId: number; protocol: string };
@@ -23,9 +23,7 @@ export async function recordDisconnected({
   gatewayId: string;
   connectedAt: Date;
 }) {
-  await inTransaction(db, (tx) =>
-    applyChange(tx, gatewayId, { kind: "disconnected", station, connectedAt }),
-  );
+  await recordConnectionChanges(db, gatewayId, [{ kind: "disconnected", station, connectedAt }]);
 }
 
 export type ConnectionChange =
@@ -35,9 +33,13 @@ export type ConnectionChange =
 /**
  * Several connects and disconnects of one gateway in one transaction, applied in the order given:
  * what one costs (a commit, the tenant's event counter taken and held to commit) is paid once for
- * the lot, so a gateway records a burst (a reconnect storm, a network blip) many times faster.
- * Every station row is locked first, in id order, and the counter after them (the lock order at
- * `appendEvent`: a transaction appending events of several stations locks them all first).
+ * the lot, and the writes are set-based (one statement per run of distinct stations, the events
+ * of each tenant in three), so a gateway records a burst (a reconnect storm, a network blip) many
+ * times faster. Every station row is locked first, in id order, and the counters after them,
+ * tenant by tenant (the lock order at `appendEvent`: a transaction appending events of several
+ * stations locks them all first). A connect whose station no longer exists fails the whole call
+ * (the recorder then records its changes one by one); a disconnect of a connection that is no
+ * longer the station's (`connectedAt` differs, or another gateway holds it) changes nothing.
  */
 export async function recordConnectionChanges(
   db: Db,
@@ -49,50 +51,85 @@ export async function recordConnectionChanges(
     db,
     async (tx) => {
       await tx.$queryRaw`SELECT id FROM stations WHERE id = ANY(${ids}::int[]) ORDER BY id FOR UPDATE`;
-      for (const change of changes) await applyChange(tx, gatewayId, change);
+      const events: TenantEvent[] = [];
+      for (const run of runsOfDistinctStations(changes))
+        for (const { change, event } of await applyRun(tx, gatewayId, run))
+          events.push({ tenantId: change.station.tenantId, event });
+      await appendEventsByTenant(tx, events);
     },
     { maxWait: 10_000, timeout: 30_000 },
   );
 }
 
-async function applyChange(tx: DbTx, gatewayId: string, change: ConnectionChange) {
-  const { station } = change;
-  if (change.kind === "connected") {
-    const now = change.at;
-    await tx.station.update({
-      where: { id: station.id },
-      data: { gatewayId, protocol: change.protocol, connectedAt: now, lastSeenAt: now },
-    });
-    await appendEvent({
-      db: tx,
-      tenantId: station.tenantId,
-      type: "station.connected",
-      resourceId: station.id,
-      station: { id: station.id, occurredAt: null },
-      data: { station_id: station.id, online: true, last_seen: now.toISOString() },
-    });
-    return;
+/** The changes cut, in order, into runs where each station appears at most once. */
+function runsOfDistinctStations(changes: readonly ConnectionChange[]) {
+  const runs: ConnectionChange[][] = [];
+  let run: ConnectionChange[] = [];
+  let seen = new Set<number>();
+  for (const change of changes) {
+    if (seen.has(change.station.id)) {
+      runs.push(run);
+      run = [];
+      seen = new Set();
+    }
+    seen.add(change.station.id);
+    run.push(change);
   }
-  const updated = await tx.station.updateMany({
-    where: { id: station.id, gatewayId, connectedAt: change.connectedAt },
-    data: { gatewayId: null },
-  });
-  if (updated.count === 0) return; // a newer connection owns the station, or it was deleted
-  const row = await tx.station.findUnique({
-    where: { id: station.id },
-    select: { lastSeenAt: true },
-  });
-  await appendEvent({
-    db: tx,
-    tenantId: station.tenantId,
-    type: "station.disconnected",
-    resourceId: station.id,
-    station: { id: station.id, occurredAt: null },
-    data: {
-      station_id: station.id,
-      online: false,
-      last_seen: row?.lastSeenAt?.toISOString() ?? null,
-    },
+  if (run.length) runs.push(run);
+  return runs;
+}
+
+/** One run's writes (two statements at most); the changes that applied, in order, with their events. */
+async function applyRun(tx: DbTx, gatewayId: string, run: readonly ConnectionChange[]) {
+  const connects = run.filter((c) => c.kind === "connected");
+  const disconnects = run.filter((c) => c.kind === "disconnected");
+  const applied = new Map<ConnectionChange, StationEvent>();
+  if (connects.length) {
+    const rows = await tx.$queryRaw<{ id: number }[]>`
+      UPDATE stations s
+         SET gateway_id = ${gatewayId}, protocol = c.protocol, connected_at = c.at,
+             last_seen_at = c.at, updated_at = now()
+        FROM unnest(${connects.map((c) => c.station.id)}::int[],
+                    ${connects.map((c) => c.protocol)}::text[],
+                    ${connects.map((c) => c.at.toISOString())}::timestamptz[]) AS c(id, protocol, at)
+       WHERE s.id = c.id
+      RETURNING s.id`;
+    if (rows.length !== connects.length)
+      throw new Error("a connected station no longer exists; its connect cannot be recorded");
+    for (const c of connects)
+      applied.set(c, {
+        type: "station.connected",
+        resourceId: c.station.id,
+        station: { id: c.station.id, occurredAt: null },
+        data: { station_id: c.station.id, online: true, last_seen: c.at.toISOString() },
+      });
+  }
+  if (disconnects.length) {
+    // Only the connection that is still the station's on this gateway goes offline.
+    const rows = await tx.$queryRaw<{ id: number; last_seen_at: Date | null }[]>`
+      UPDATE stations s SET gateway_id = NULL, updated_at = now()
+        FROM unnest(${disconnects.map((c) => c.station.id)}::int[],
+                    ${disconnects.map((c) => c.connectedAt.toISOString())}::timestamptz[])
+             AS d(id, connected_at)
+       WHERE s.id = d.id AND s.gateway_id = ${gatewayId} AND s.connected_at = d.connected_at
+      RETURNING s.id, s.last_seen_at`;
+    const lastSeen = new Map(rows.map((r) => [r.id, r.last_seen_at]));
+    for (const c of disconnects)
+      if (lastSeen.has(c.station.id))
+        applied.set(c, {
+          type: "station.disconnected",
+          resourceId: c.station.id,
+          station: { id: c.station.id, occurredAt: null },
+          data: {
+            station_id: c.station.id,
+            online: false,
+            last_seen: lastSeen.get(c.station.id)?.toISOString() ?? null,
+          },
+        });
+  }
+  return run.flatMap((change) => {
+    const event = applied.get(change);
+    return event ? [{ change, event }] : [];
   });
 }
 

@@ -1,5 +1,5 @@
 import type { DbTx } from "../db";
-import type { Prisma } from "../generated/prisma/client";
+import type { Event, Prisma } from "../generated/prisma/client";
 import { newId } from "../lib/ids";
 import { enqueueDeliveries } from "../webhooks/enqueue-deliveries";
 
@@ -83,51 +83,94 @@ export type StationEvent = {
 
 /**
  * Appends several station events of one tenant, as `appendEvent` would one by one and in the same
- * order, in three statements whatever their number: the stations' `event_sequence` moved (their
- * rows already locked by the caller), then the tenant's counter moved once by the count (the lock
- * taken last and held to commit, as in `appendEvent`), then every event inserted. Webhook
- * deliveries are fanned out per event only when the tenant has an active endpoint for a type
- * (asked before the counter is taken).
+ * order, in one statement whatever their number: the stations' `event_sequence` moved (their rows
+ * already locked by the caller, so the one lock the statement takes is the tenant's counter, held
+ * to commit as in `appendEvent`), each station's events numbered on from its old value in order,
+ * the counter moved once by the count and the events numbered on from it, every event inserted.
+ * Webhook deliveries are fanned out per event only when the tenant has an active endpoint for a
+ * type (the statement says so).
  */
 export async function appendStationEvents(db: DbTx, tenantId: number, events: StationEvent[]) {
   if (events.length === 0) return [];
   const types = [...new Set(events.map((e) => e.type))];
-  const subscribed = await db.webhookEndpoint.count({
-    where: { tenantId, status: "active", events: { hasSome: types } },
-  });
   const perStation = new Map<number, number>();
   for (const e of events) perStation.set(e.station.id, (perStation.get(e.station.id) ?? 0) + 1);
-  const moved = await db.$queryRaw<{ id: number; event_sequence: number }[]>`
-    UPDATE stations s SET event_sequence = s.event_sequence + m.n
-      FROM unnest(${[...perStation.keys()]}::int[], ${[...perStation.values()]}::int[]) AS m(id, n)
-     WHERE s.id = m.id
-    RETURNING s.id, s.event_sequence`;
-  // Each station's events take its sequences in order, ending at the new value.
-  const next = new Map(moved.map((r) => [r.id, r.event_sequence - perStation.get(r.id)! + 1]));
-  const [counter] = await db.$queryRaw<{ last_sequence: number }[]>`
-    INSERT INTO tenant_event_counters (tenant_id, last_sequence) VALUES (${tenantId}, ${events.length})
-    ON CONFLICT (tenant_id) DO UPDATE
-      SET last_sequence = tenant_event_counters.last_sequence + ${events.length}
-    RETURNING last_sequence`;
-  const first = counter!.last_sequence - events.length + 1;
-  const created = await db.event.createManyAndReturn({
-    data: events.map((e, i) => {
-      const stationSequence = next.get(e.station.id)!;
-      next.set(e.station.id, stationSequence + 1);
-      return {
-        id: newId("evt"),
-        tenantId,
-        sequence: first + i,
-        type: e.type,
-        resourceId: e.resourceId === null ? null : String(e.resourceId),
-        stationId: e.station.id,
-        stationSequence,
-        occurredAt: e.station.occurredAt,
-        data: e.data as Prisma.InputJsonObject,
-      };
-    }),
+  const ids = events.map(() => newId("evt"));
+  const rows = await db.$queryRaw<
+    {
+      ord: bigint;
+      sequence: number;
+      station_sequence: number;
+      created_at: Date;
+      subscribed: boolean;
+    }[]
+  >`
+    WITH moved AS (
+      UPDATE stations s SET event_sequence = s.event_sequence + m.n
+        FROM unnest(${[...perStation.keys()]}::int[], ${[...perStation.values()]}::int[]) AS m(id, n)
+       WHERE s.id = m.id
+      RETURNING s.id, s.event_sequence - m.n AS before),
+    counter AS (
+      INSERT INTO tenant_event_counters (tenant_id, last_sequence)
+      VALUES (${tenantId}, ${events.length})
+      ON CONFLICT (tenant_id) DO UPDATE
+        SET last_sequence = tenant_event_counters.last_sequence + ${events.length}
+      RETURNING last_sequence - ${events.length} AS before),
+    e AS (
+      SELECT * FROM unnest(${ids}::text[], ${events.map((e) => e.type)}::text[],
+                           ${events.map((e) => (e.resourceId === null ? null : String(e.resourceId)))}::text[],
+                           ${events.map((e) => e.station.id)}::int[],
+                           ${events.map((e) => e.station.occurredAt?.toISOString() ?? null)}::timestamptz[],
+                           ${events.map((e) => JSON.stringify(e.data))}::text[])
+        WITH ORDINALITY AS e(id, type, resource_id, station_id, occurred_at, data, ord)),
+    inserted AS (
+      INSERT INTO events (id, tenant_id, sequence, type, resource_id, station_id, station_sequence,
+                          occurred_at, data)
+      SELECT e.id, ${tenantId}, counter.before + e.ord, e.type, e.resource_id, e.station_id,
+             moved.before + row_number() OVER (PARTITION BY e.station_id ORDER BY e.ord),
+             e.occurred_at, e.data::jsonb
+        FROM e CROSS JOIN counter JOIN moved ON moved.id = e.station_id
+      RETURNING id, sequence, station_sequence, created_at)
+    SELECT e.ord, i.sequence, i.station_sequence, i.created_at,
+           EXISTS (SELECT 1 FROM webhook_endpoints w
+                    WHERE w.tenant_id = ${tenantId} AND w.status = 'active'
+                      AND w.events && ${types}::text[]) AS subscribed
+      FROM inserted i JOIN e ON e.id = i.id
+     ORDER BY e.ord`;
+  if (rows.length !== events.length)
+    throw new Error("an event's station no longer exists; its events cannot be appended");
+  const created: Event[] = rows.map((row, i) => {
+    const e = events[i]!;
+    return {
+      id: ids[i]!,
+      tenantId,
+      sequence: row.sequence,
+      type: e.type,
+      resourceId: e.resourceId === null ? null : String(e.resourceId),
+      stationId: e.station.id,
+      stationSequence: row.station_sequence,
+      occurredAt: e.station.occurredAt,
+      createdAt: row.created_at,
+      data: e.data as Prisma.JsonObject,
+    };
   });
-  created.sort((a, b) => a.sequence - b.sequence);
-  if (subscribed) for (const event of created) await enqueueDeliveries(db, event);
+  if (rows[0]?.subscribed) for (const event of created) await enqueueDeliveries(db, event);
   return created;
+}
+
+/** An event to append for a tenant (`appendEventsByTenant`). */
+export type TenantEvent = { tenantId: number; event: StationEvent };
+
+/**
+ * Appends station events of several tenants (`appendStationEvents`), tenant by tenant in id order,
+ * each tenant's in the order given: every counter is taken once, and last (see Locks).
+ */
+export async function appendEventsByTenant(db: DbTx, events: readonly TenantEvent[]) {
+  const byTenant = new Map<number, StationEvent[]>();
+  for (const { tenantId, event } of events) {
+    if (!byTenant.has(tenantId)) byTenant.set(tenantId, []);
+    byTenant.get(tenantId)!.push(event);
+  }
+  for (const tenantId of [...byTenant.keys()].sort((a, b) => a - b))
+    await appendStationEvents(db, tenantId, byTenant.get(tenantId)!);
 }

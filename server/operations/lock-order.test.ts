@@ -87,7 +87,7 @@ describe("lock order", () => {
     // A: the disconnect, held right after its first write to the station row until the outcome's
     // transaction has taken the tenant's event counter, or is waiting for a lock itself.
     const disconnectDb = hooked(async (step) => {
-      if (step.model === "Station" && step.operation === "updateMany") {
+      if (step.sql.includes("SET gateway_id = NULL")) {
         disconnectHoldsStation.open();
         await Promise.race([outcomeHoldsCounter.opened, someoneWaitsForALock(poll)]);
       }
