@@ -46,14 +46,15 @@ import { callFailure } from "./protocol/call-errors";
 import { GuardedSocket } from "./protocol/frame-guard";
 import { refuseUnstorable } from "./protocol/storable";
 import { runOperations } from "./operations";
-import { createMeterWriter } from "./meter-writer";
+import { createCallWriter } from "./call-writer";
 import { batchableMeterMessage } from "../server/charging/meter-batch";
+import type { CallMessage, StationCall } from "../server/charging/call-batch";
 import { createLastSeen } from "./last-seen";
 import { createConnectionRecorder } from "./connection-recorder";
 import { releaseHandshake, type KeptHandshake } from "./release-handshake";
 import { answerPolitely } from "./handlers/fallback";
-import { v16Handlers } from "./handlers/v16";
-import { v2Handlers } from "./handlers/v2";
+import { v16Batchable, v16Handlers } from "./handlers/v16";
+import { v2Batchable, v2Handlers } from "./handlers/v2";
 import type { ValidatedHandler } from "./handlers/types";
 import { meteredHandshake, observeCall } from "./metrics";
 
@@ -268,14 +269,16 @@ export async function createGateway({
     const { stationId, tenantId } = client.session;
     const previous = clients.get(stationId);
     const charger: ChargerContext = { stationId, tenantId, protocol: client.protocol };
-    const handlers = client.protocol === "ocpp1.6" ? v16Handlers : v2Handlers;
+    const v16 = client.protocol === "ocpp1.6";
+    const handlers = v16 ? v16Handlers : v2Handlers;
+    const batchable = v16 ? v16Batchable : v2Batchable;
     // One station's calls run one after another (OCPP-J chargers wait for each answer anyway), so a
     // retried message finds the first one's record, and status changes apply in arrival order.
     let queue: Promise<unknown> = Promise.resolve();
     client.handle(({ method, params, messageId }) => {
       refuseUnstorable(client.protocol, method, params);
       const next = queue.then(() =>
-        observeCall(method, handleCall(charger, handlers, method, params, messageId)),
+        observeCall(method, handleCall(charger, handlers, batchable, method, params, messageId)),
       );
       queue = next.catch(() => {});
       return next;
@@ -314,11 +317,12 @@ export async function createGateway({
    * one transaction with everything it records. Must not throw for bad input: the reply is an
    * OCPP CALLERROR and the connection stays up.
    */
-  const meters = createMeterWriter({ db });
+  const batches = createCallWriter({ db });
 
   async function handleCall(
     charger: ChargerContext,
     handlers: ReadonlyMap<string, ValidatedHandler>,
+    batchable: ReadonlyMap<string, (payload: unknown) => StationCall>,
     method: string,
     params: unknown,
     messageId: string,
@@ -329,10 +333,14 @@ export async function createGateway({
       lastSeen.seen(charger.stationId); // Heartbeat's only record: `createLastSeen` writes it
       // Heartbeat and Authorize change nothing that a retry could double: no dedup record needed.
       if (STATELESS_ACTIONS.has(method)) return await handler(db, charger, params);
-      // MeterValues go in batches across stations (group commit); what a batch leaves comes here.
-      const meter = batchableMeterMessage(charger, method, messageId, params);
-      if (meter) {
-        const outcome = await meters.submit(meter);
+      // Boot, status and meter reports go in batches across stations (group commit); what a
+      // batch leaves to be recorded alone comes here.
+      const read = batchable.get(method);
+      const message: CallMessage | null = read
+        ? { ...read(params), charger, messageId, action: method }
+        : batchableMeterMessage(charger, method, messageId, params);
+      if (message) {
+        const outcome = await batches.submit(message);
         if ("response" in outcome) return outcome.response;
       }
       // Run again after a deadlock or serialization failure: the charger gets its answer either way.

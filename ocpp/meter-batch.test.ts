@@ -94,7 +94,7 @@ describe("MeterValues in batches across stations", () => {
       running = false;
       await Promise.all(busy);
 
-      expect(warn.mock.calls.filter(([m]) => m.includes("MeterValues batch"))).toEqual([]);
+      expect(warn.mock.calls.filter(([m]) => m.includes("batch of charger calls"))).toEqual([]);
       for (const a of answers.filter((a) => a.includes('"mv-')))
         expect(JSON.parse(a)).toEqual([3, expect.stringMatching(/^mv-/), {}]);
       const samples = await db().meterSample.findMany({

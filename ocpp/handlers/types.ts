@@ -1,4 +1,5 @@
 import type { DbTx } from "../../server/db";
+import type { StationCall } from "../../server/charging/call-batch";
 import type { ChargerContext } from "../../server/charging/connections";
 
 /** A charger-initiated call: runs in one transaction with the dedup record of its message id. */
@@ -45,3 +46,27 @@ export const acknowledge: ChargerHandler<unknown> = () => Promise.resolve({});
 export const acceptedReply: ChargerHandler<unknown> = () => Promise.resolve({ status: "Accepted" });
 export const unknownVendor: ChargerHandler<unknown> = () =>
   Promise.resolve({ status: "UnknownVendorId" });
+
+/** Actions a batch records (`recordCallBatch`): what each payload means, as its handler reads it. */
+export type BatchableTable<Payloads> = {
+  [Action in keyof Payloads & string]?: (payload: Payloads[Action]) => StationCall;
+};
+
+/** The batchable actions as the gateway looks them up (payloads validated, as for `byAction`). */
+export function batchableByAction<Payloads>(
+  table: BatchableTable<Payloads>,
+): ReadonlyMap<string, (payload: unknown) => StationCall> {
+  return new Map(
+    Object.entries(table).map(([action, read]) => [
+      action,
+      (payload: unknown) => (read as (p: unknown) => StationCall)(payload),
+    ]),
+  );
+}
+
+/** The answer to every BootNotification (1.6 and 2.x): accepted, with the heartbeat interval. */
+export const bootAccepted = (now: Date, interval: number) => ({
+  status: "Accepted",
+  currentTime: now.toISOString(),
+  interval,
+});

@@ -1,13 +1,21 @@
 import type { ChargerContext } from "../../server/charging/connections";
 import type { DbTx } from "../../server/db";
-import { stationBooted } from "../../server/charging/station-booted";
-import { statusReported } from "../../server/charging/status-reported";
+import { stationBooted, type BootReport } from "../../server/charging/station-booted";
+import { statusReported, type StatusReport } from "../../server/charging/status-reported";
 import { tokenPresented } from "../../server/charging/token-presented";
 import { transactionEnded } from "../../server/charging/transaction-ended";
 import { transactionStarted } from "../../server/charging/transaction-started";
 import { transactionUpdated } from "../../server/charging/transaction-updated";
 import type { V16Payloads } from "./v16-payloads";
-import { acknowledge, byAction, chargerTime, unknownVendor, type HandlerTable } from "./types";
+import {
+  acknowledge,
+  batchableByAction,
+  bootAccepted,
+  byAction,
+  chargerTime,
+  unknownVendor,
+  type HandlerTable,
+} from "./types";
 
 export const HEARTBEAT_INTERVAL_SECONDS = 300;
 
@@ -15,33 +23,34 @@ const idTagInfo = async (tx: DbTx, charger: ChargerContext, idTag: string) => ({
   idTagInfo: { status: await tokenPresented(tx, charger, idTag) },
 });
 
+const bootReport = (p: V16Payloads["BootNotification"]): BootReport => ({
+  vendor: p.chargePointVendor,
+  model: p.chargePointModel,
+  serial: p.chargePointSerialNumber ?? p.chargeBoxSerialNumber ?? null,
+  firmwareVersion: p.firmwareVersion ?? null,
+});
+
+const statusReport = (p: V16Payloads["StatusNotification"]): StatusReport => ({
+  connectorNumber: p.connectorId,
+  ocppStatus: p.status,
+  errorCode: p.errorCode,
+  info: p.info ?? null,
+  vendorId: p.vendorId ?? null,
+  vendorErrorCode: p.vendorErrorCode ?? null,
+  timestamp: chargerTime(p.timestamp),
+});
+
 /** OCPP 1.6J charger-initiated actions. Any other action is answered politely by the gateway. */
 const handlers: HandlerTable<V16Payloads> = {
   BootNotification: async (tx, charger, p) => {
-    await stationBooted(tx, charger, {
-      vendor: p.chargePointVendor,
-      model: p.chargePointModel,
-      serial: p.chargePointSerialNumber ?? p.chargeBoxSerialNumber ?? null,
-      firmwareVersion: p.firmwareVersion ?? null,
-    });
-    return {
-      status: "Accepted",
-      currentTime: new Date().toISOString(),
-      interval: HEARTBEAT_INTERVAL_SECONDS,
-    };
+    const now = new Date();
+    await stationBooted(tx, charger, bootReport(p), now);
+    return bootAccepted(now, HEARTBEAT_INTERVAL_SECONDS);
   },
   // The gateway marks every message's station seen (ocpp/last-seen.ts): nothing else to record.
   Heartbeat: () => Promise.resolve({ currentTime: new Date().toISOString() }),
   StatusNotification: async (tx, charger, p) => {
-    await statusReported(tx, charger, {
-      connectorNumber: p.connectorId,
-      ocppStatus: p.status,
-      errorCode: p.errorCode,
-      info: p.info ?? null,
-      vendorId: p.vendorId ?? null,
-      vendorErrorCode: p.vendorErrorCode ?? null,
-      timestamp: chargerTime(p.timestamp),
-    });
+    await statusReported(tx, charger, statusReport(p));
     return {};
   },
   Authorize: (tx, charger, p) => idTagInfo(tx, charger, p.idTag),
@@ -83,3 +92,17 @@ const handlers: HandlerTable<V16Payloads> = {
 };
 
 export const v16Handlers = byAction(handlers);
+
+/** What the gateway may record in batches (`recordCallBatch`), read as the handlers above read it. */
+export const v16Batchable = batchableByAction<V16Payloads>({
+  BootNotification: (p) => {
+    const now = new Date();
+    return {
+      kind: "boot",
+      report: bootReport(p),
+      at: now,
+      response: bootAccepted(now, HEARTBEAT_INTERVAL_SECONDS),
+    };
+  },
+  StatusNotification: (p) => ({ kind: "status", report: statusReport(p), response: {} }),
+});

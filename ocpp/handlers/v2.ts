@@ -1,7 +1,7 @@
 import type { ChargerContext } from "../../server/charging/connections";
 import type { DbTx } from "../../server/db";
-import { stationBooted } from "../../server/charging/station-booted";
-import { statusReported } from "../../server/charging/status-reported";
+import { stationBooted, type BootReport } from "../../server/charging/station-booted";
+import { statusReported, type StatusReport } from "../../server/charging/status-reported";
 import { tokenPresented } from "../../server/charging/token-presented";
 import { transactionEnded } from "../../server/charging/transaction-ended";
 import { transactionUpdated } from "../../server/charging/transaction-updated";
@@ -10,6 +10,8 @@ import type { IdToken2, V2Payloads } from "./v2-payloads";
 import {
   acceptedReply,
   acknowledge,
+  batchableByAction,
+  bootAccepted,
   byAction,
   chargerTime,
   unknownVendor,
@@ -19,35 +21,35 @@ import {
 const idTokenInfo = async (tx: DbTx, charger: ChargerContext, idToken: IdToken2 | undefined) =>
   idToken ? { idTokenInfo: { status: await tokenPresented(tx, charger, idToken.idToken) } } : {};
 
+const bootReport = (p: V2Payloads["BootNotification"]): BootReport => ({
+  vendor: p.chargingStation.vendorName,
+  model: p.chargingStation.model,
+  serial: p.chargingStation.serialNumber ?? null,
+  firmwareVersion: p.chargingStation.firmwareVersion ?? null,
+});
+
+const statusReport = (p: V2Payloads["StatusNotification"]): StatusReport => ({
+  evseNumber: p.evseId,
+  evseConnectorNumber: p.connectorId,
+  ocppStatus: p.connectorStatus,
+  errorCode: null,
+  info: null,
+  vendorId: null,
+  vendorErrorCode: null,
+  timestamp: chargerTime(p.timestamp),
+});
+
 /** OCPP 2.0.1 and 2.1 charger-initiated actions (the same shapes for what the core records). */
 const handlers: HandlerTable<V2Payloads> = {
   BootNotification: async (tx, charger, p) => {
-    const cs = p.chargingStation;
-    await stationBooted(tx, charger, {
-      vendor: cs.vendorName,
-      model: cs.model,
-      serial: cs.serialNumber ?? null,
-      firmwareVersion: cs.firmwareVersion ?? null,
-    });
-    return {
-      status: "Accepted",
-      currentTime: new Date().toISOString(),
-      interval: HEARTBEAT_INTERVAL_SECONDS,
-    };
+    const now = new Date();
+    await stationBooted(tx, charger, bootReport(p), now);
+    return bootAccepted(now, HEARTBEAT_INTERVAL_SECONDS);
   },
   // The gateway marks every message's station seen (ocpp/last-seen.ts): nothing else to record.
   Heartbeat: () => Promise.resolve({ currentTime: new Date().toISOString() }),
   StatusNotification: async (tx, charger, p) => {
-    await statusReported(tx, charger, {
-      evseNumber: p.evseId,
-      evseConnectorNumber: p.connectorId,
-      ocppStatus: p.connectorStatus,
-      errorCode: null,
-      info: null,
-      vendorId: null,
-      vendorErrorCode: null,
-      timestamp: chargerTime(p.timestamp),
-    });
+    await statusReported(tx, charger, statusReport(p));
     return {};
   },
   Authorize: (tx, charger, p) => idTokenInfo(tx, charger, p.idToken),
@@ -107,3 +109,17 @@ const handlers: HandlerTable<V2Payloads> = {
 };
 
 export const v2Handlers = byAction(handlers);
+
+/** What the gateway may record in batches (`recordCallBatch`), read as the handlers above read it. */
+export const v2Batchable = batchableByAction<V2Payloads>({
+  BootNotification: (p) => {
+    const now = new Date();
+    return {
+      kind: "boot",
+      report: bootReport(p),
+      at: now,
+      response: bootAccepted(now, HEARTBEAT_INTERVAL_SECONDS),
+    };
+  },
+  StatusNotification: (p) => ({ kind: "status", report: statusReport(p), response: {} }),
+});

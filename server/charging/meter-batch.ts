@@ -2,12 +2,13 @@ import type { DbTx } from "../db";
 import type { Transaction } from "../generated/prisma/client";
 import type { ChargerContext } from "./connections";
 import type { ConnectorRef } from "./find-connector";
-import { appendStationEvents, type StationEvent } from "../events/append-event";
+import type { TenantEvent } from "../events/append-event";
 import { meterSampledEvent, type MeterPlan, type OcppMeterValue } from "./record-meter";
 import { transactionUpdated } from "./transaction-updated";
 
 /** A MeterValues message that may be recorded in a batch with other stations' (`recordMeterBatch`). */
 export type MeterMessage = {
+  kind: "meter";
   charger: ChargerContext;
   messageId: string;
   action: string;
@@ -15,8 +16,7 @@ export type MeterMessage = {
   meterValues: OcppMeterValue[];
 };
 
-/** The answer to give, or `perMessage`: record it alone on the ordinary path instead. */
-export type MeterOutcome = { response: Record<string, unknown> } | { perMessage: true };
+type MeterOutcome = { response: Record<string, unknown> } | { perMessage: true };
 
 /** The reply to MeterValues in every protocol: an empty object. */
 const ANSWER = {};
@@ -42,7 +42,14 @@ export function batchableMeterMessage(
         ? { reference: String(p.transactionId) }
         : { inProgressOn: { connectorNumber: p.connectorId! } };
   else transaction = { inProgressOn: { evseNumber: p.evseId! } };
-  return { charger, messageId, action: method, transaction, meterValues: p.meterValue };
+  return {
+    kind: "meter",
+    charger,
+    messageId,
+    action: method,
+    transaction,
+    meterValues: p.meterValue,
+  };
 }
 
 type Found = {
@@ -92,11 +99,11 @@ function transactionOf(f: Found): Transaction | null {
 }
 
 /**
- * Records MeterValues messages of distinct stations in one transaction, with as many round trips
- * for a batch as the ordinary path takes for one message: the stations locked (in id order, see
- * Locks), then one read of what each message needs (its earlier record, its transaction, a bill
- * being charged), then one statement writing every sample, total and charger message record, then
- * the `meter.sampled` events due (tenant by tenant: each counter taken last, once per batch).
+ * Records MeterValues messages of distinct stations, whose rows the caller locked
+ * (`recordCallBatch`), with as many round trips for a batch as the ordinary path takes for one
+ * message: one read of what each message needs (its earlier record, its transaction, a bill
+ * being charged), then one statement writing every sample, total and charger message record; the
+ * `meter.sampled` events due go to `events` (appended by the caller, each counter last).
  *
  * Guarantees as on the ordinary path: the read comes after the locks, so a retried message id
  * finds the first one's record and replays its answer (a record is a plain insert: under its
@@ -108,10 +115,9 @@ function transactionOf(f: Found): Transaction | null {
 export async function recordMeterBatch(
   tx: DbTx,
   messages: MeterMessage[],
+  events: TenantEvent[],
 ): Promise<MeterOutcome[]> {
   const stationIds = messages.map((m) => m.charger.stationId);
-  await tx.$queryRaw`
-    SELECT id FROM stations WHERE id = ANY(${stationIds}::int[]) ORDER BY id FOR NO KEY UPDATE`;
   const ref = (m: MeterMessage) => ("reference" in m.transaction ? m.transaction : null);
   const on = (m: MeterMessage) =>
     "inProgressOn" in m.transaction ? m.transaction.inProgressOn : null;
@@ -215,16 +221,11 @@ export async function recordMeterBatch(
                     ${recorded.map((r) => r.message.action)}::text[])
              AS r(station_id, message_id, action)`;
 
-  // Events last, tenant by tenant in id order: each tenant's counter is taken once, by one
-  // statement, and held only to commit.
-  const byTenant = new Map<number, StationEvent[]>();
   for (const { message, plan } of recorded)
-    for (const event of plan?.events ?? []) {
-      const tenantId = message.charger.tenantId;
-      if (!byTenant.has(tenantId)) byTenant.set(tenantId, []);
-      byTenant.get(tenantId)!.push(meterSampledEvent(message.charger, event));
-    }
-  for (const tenantId of [...byTenant.keys()].sort((a, b) => a - b))
-    await appendStationEvents(tx, tenantId, byTenant.get(tenantId)!);
+    for (const event of plan?.events ?? [])
+      events.push({
+        tenantId: message.charger.tenantId,
+        event: meterSampledEvent(message.charger, event),
+      });
   return outcomes;
 }

@@ -1,5 +1,5 @@
 import type { DbTx } from "../db";
-import { appendEvent } from "../events/append-event";
+import { appendEvent, type StationEvent } from "../events/append-event";
 import type { ChargerContext } from "./connections";
 
 export type BootReport = {
@@ -10,29 +10,12 @@ export type BootReport = {
 };
 
 /**
- * A station booted (1.6 and 2.x BootNotification): its identity and firmware, and
- * `station.booted`. A boot is always accepted. SIM identifiers are never stored.
+ * What a boot records: the station's identity and firmware (a serial only when reported), and
+ * `station.booted`. A boot is always accepted. SIM identifiers are never stored. One plan for the
+ * message alone (`stationBooted`) and in a batch (`recordCallBatch`).
  */
-export async function stationBooted(
-  tx: DbTx,
-  charger: ChargerContext,
-  boot: BootReport,
-  now = new Date(),
-) {
-  await tx.station.update({
-    where: { id: charger.stationId },
-    data: {
-      bootVendor: boot.vendor,
-      bootModel: boot.model,
-      firmwareVersion: boot.firmwareVersion,
-      bootedAt: now,
-      lastSeenAt: now,
-      ...(boot.serial ? { serial: boot.serial } : {}),
-    },
-  });
-  await appendEvent({
-    db: tx,
-    tenantId: charger.tenantId,
+export function planBoot(charger: ChargerContext, boot: BootReport, now: Date) {
+  const event: StationEvent = {
     type: "station.booted",
     resourceId: charger.stationId,
     station: { id: charger.stationId, occurredAt: now },
@@ -46,5 +29,28 @@ export async function stationBooted(
       serial: boot.serial,
       firmware_version: boot.firmwareVersion,
     },
-  });
+  };
+  return {
+    station: {
+      bootVendor: boot.vendor,
+      bootModel: boot.model,
+      firmwareVersion: boot.firmwareVersion,
+      bootedAt: now,
+      lastSeenAt: now,
+      ...(boot.serial ? { serial: boot.serial } : {}),
+    },
+    event,
+  };
+}
+
+/** A station booted (1.6 and 2.x BootNotification), recorded alone (`planBoot`). */
+export async function stationBooted(
+  tx: DbTx,
+  charger: ChargerContext,
+  boot: BootReport,
+  now = new Date(),
+) {
+  const plan = planBoot(charger, boot, now);
+  await tx.station.update({ where: { id: charger.stationId }, data: plan.station });
+  await appendEvent({ db: tx, tenantId: charger.tenantId, ...plan.event });
 }

@@ -1,13 +1,9 @@
 import type { Db } from "../server/db";
 import { inTransaction } from "../server/db/retry";
-import {
-  recordMeterBatch,
-  type MeterMessage,
-  type MeterOutcome,
-} from "../server/charging/meter-batch";
+import { recordCallBatch, type CallMessage, type CallOutcome } from "../server/charging/call-batch";
 import { log } from "../server/log";
 
-export type MeterWriterOptions = {
+export type CallWriterOptions = {
   db: Db;
   /** most messages in one transaction */
   maxBatch?: number;
@@ -15,18 +11,19 @@ export type MeterWriterOptions = {
   concurrency?: number;
 };
 
-type Pending = { message: MeterMessage; resolve: (outcome: MeterOutcome) => void };
+type Pending = { message: CallMessage; resolve: (outcome: CallOutcome) => void };
 
 /**
- * Group commit for MeterValues: messages arriving while earlier batches are being written wait
- * and go together in the next transaction (`recordMeterBatch`), so a busy gateway pays a few
+ * Group commit for charger calls that record per station (MeterValues, BootNotification,
+ * StatusNotification): messages arriving while earlier batches are being written wait and go
+ * together in the next transaction (`recordCallBatch`), so a busy gateway pays a few
  * round trips and one commit per batch instead of per message, and a quiet one writes each
  * message at once. Each charger still gets its answer only after its batch committed. A station
  * appears at most once in a batch (its calls run one at a time anyway; a second socket of the same
  * station waits for the next batch). A batch that fails for any reason but a conflict (retried
  * whole) answers `perMessage` for all its messages, so each is recorded, or refused, alone.
  */
-export function createMeterWriter({ db, maxBatch = 250, concurrency = 2 }: MeterWriterOptions) {
+export function createCallWriter({ db, maxBatch = 250, concurrency = 2 }: CallWriterOptions) {
   let pending: Pending[] = [];
   let running = 0;
 
@@ -57,19 +54,19 @@ export function createMeterWriter({ db, maxBatch = 250, concurrency = 2 }: Meter
   }
 
   async function write(batch: Pending[]) {
-    let outcomes: MeterOutcome[];
+    let outcomes: CallOutcome[];
     try {
       outcomes = await inTransaction(
         db,
         (tx) =>
-          recordMeterBatch(
+          recordCallBatch(
             tx,
             batch.map((p) => p.message),
           ),
         { maxWait: 10_000, timeout: 15_000 },
       );
     } catch (error) {
-      log.warn("a MeterValues batch failed; its messages are recorded one by one", {
+      log.warn("a batch of charger calls failed; its messages are recorded one by one", {
         messages: batch.length,
         error,
       });
@@ -79,8 +76,8 @@ export function createMeterWriter({ db, maxBatch = 250, concurrency = 2 }: Meter
   }
 
   return {
-    submit: (message: MeterMessage) =>
-      new Promise<MeterOutcome>((resolve) => {
+    submit: (message: CallMessage) =>
+      new Promise<CallOutcome>((resolve) => {
         pending.push({ message, resolve });
         schedule();
       }),
