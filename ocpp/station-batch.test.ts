@@ -57,7 +57,7 @@ async function sinceConnected(stationId: number) {
   return own;
 }
 
-const failedBatches = (warn: ReturnType<typeof vi.spyOn>) =>
+const failedBatches = (warn: { mock: { calls: unknown[][] } }) =>
   warn.mock.calls.filter(([m]) => String(m).includes("batch of charger calls"));
 
 describe("BootNotification and StatusNotification in batches across stations", () => {
