@@ -4,13 +4,12 @@
  * Next route handler and /v1 router, at fixed concurrency, in the same run.
  * Run: `npx tsx bench/api-read.ts` (builds the app on first use). Writes bench/results/api-read.json.
  */
-import fs from "node:fs";
 import os from "node:os";
 import { loopback, startProduct } from "../e2e/fixtures/product";
 import { closeDb, db, useDatabaseUrl } from "../server/db";
 import { startEmbeddedDatabase } from "../server/db/embedded";
 import { createApiKey } from "../server/keys/create-api-key";
-import { latency, machine } from "./harness";
+import { latency, machine, round2, writeResult } from "./harness";
 import { runLoad, type LoadResult } from "./load";
 import { cpuMsByProcess } from "./process-cpu";
 
@@ -49,11 +48,11 @@ async function slice(phase: Phase, run: (samples: number[]) => Promise<LoadResul
 }
 
 function summary(phase: Phase) {
-  const perRequest = (ms: number) => Math.round((ms / Math.max(1, phase.requests)) * 100) / 100;
+  const perRequest = (ms: number) => round2(ms / Math.max(1, phase.requests));
   return {
     requests: phase.requests,
     non2xx: phase.non2xx,
-    seconds: Math.round(phase.seconds * 100) / 100,
+    seconds: round2(phase.seconds),
     rps: Math.round(phase.requests / phase.seconds),
     ...latency(phase.samples),
     cpu_ms_per_request: Object.fromEntries(
@@ -150,7 +149,7 @@ try {
   }
   const baseline = summary(phases.baseline);
   const read = summary(phases.read);
-  const result = {
+  writeResult("api-read", {
     benchmark: "api-read",
     date: new Date().toISOString(),
     machine: machine(loadAtStart),
@@ -159,12 +158,9 @@ try {
     keys: KEYS,
     baseline: { route: "GET /v1", ...baseline },
     get_station: read,
-    ratio_rps: Math.round((read.rps / baseline.rps) * 100) / 100,
-    ratio_p50: Math.round((read.p50_ms / baseline.p50_ms) * 100) / 100,
-  };
-  console.log(JSON.stringify(result, null, 2));
-  fs.mkdirSync("bench/results", { recursive: true });
-  fs.writeFileSync("bench/results/api-read.json", `${JSON.stringify(result, null, 2)}\n`);
+    ratio_rps: round2(read.rps / baseline.rps),
+    ratio_p50: round2(read.p50_ms / baseline.p50_ms),
+  });
 } finally {
   await product.stop();
 }

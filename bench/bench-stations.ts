@@ -19,23 +19,28 @@ export function cheapPasswordHash(password: string) {
   return ["scrypt", 2, 1, 1, salt.toString("base64"), hash.toString("base64")].join("$");
 }
 
-/** Stations `<prefix><first>`…`<prefix><first + count - 1>`; returns their ids by name. */
+/**
+ * Stations `<prefix><first>`…`<prefix><first + count - 1>`, station i in `tenants[i % n]` (at that
+ * tenant's location); returns their ids by name.
+ */
 export async function insertBenchStations(
   db: Db,
   s: {
-    tenantId: number;
-    locationId: number;
+    tenants: { tenantId: number; locationId: number }[];
     prefix: string;
     first: number;
     count: number;
     passwordHash: string;
   },
 ) {
+  const tenantIds = s.tenants.map((t) => t.tenantId);
+  const locationIds = s.tenants.map((t) => t.locationId);
   const rows = await db.$queryRaw<{ id: number; name: string }[]>`
     WITH s AS (
       INSERT INTO stations (tenant_id, location_id, name, name_key, password_hash, updated_at)
-      SELECT ${s.tenantId}, ${s.locationId}, ${s.prefix} || i, lower(${s.prefix} || i),
-             ${s.passwordHash}, now()
+      SELECT (${tenantIds}::int[])[1 + i % ${s.tenants.length}],
+             (${locationIds}::int[])[1 + i % ${s.tenants.length}],
+             ${s.prefix} || i, lower(${s.prefix} || i), ${s.passwordHash}, now()
       FROM generate_series(${s.first}::int, ${s.first + s.count - 1}::int) AS i
       RETURNING id, tenant_id, name
     ), e AS (

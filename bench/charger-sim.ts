@@ -14,40 +14,25 @@
  *     every message a `meter.sampled` event; by default they are the wall clock's)
  */
 import readline from "node:readline";
-import { RPCClient } from "ocpp-rpc";
+import type { RPCClient } from "ocpp-rpc";
+import { latency } from "./percentiles";
+import {
+  RETRY_UNTIL_CONNECTED,
+  RETRY_WHEN_REFUSED_FOR_LOAD,
+  simulatedCharger,
+  sleep,
+  withRetries,
+} from "./sim-client";
 
 type Chargers = { url: string; prefix: string; first: number; count: number; password: string };
-type Job =
-  | (Chargers & { kind: "connect"; ratePerSecond: number; heartbeatMs: number })
-  | (Chargers & { kind: "meter"; seconds: number; readingEveryS?: number });
+export type ConnectJob = Chargers & { kind: "connect"; ratePerSecond: number; heartbeatMs: number };
+type Job = ConnectJob | (Chargers & { kind: "meter"; seconds: number; readingEveryS?: number });
 
 const job = JSON.parse(process.argv[2]!) as Job;
 const names = Array.from({ length: job.count }, (_, i) => `${job.prefix}${job.first + i}`);
 const print = (line: unknown) => process.stdout.write(`${JSON.stringify(line)}\n`);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/**
- * Each charger its own address, as behind a load balancer (the gateway reads X-Forwarded-For from
- * a loopback peer): real chargers do not share one, and the gateway limits handshakes per address.
- */
-const addressOf = (i: number) => `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`;
-
-function client(url: string, identity: string, password: string, address?: string) {
-  return new RPCClient(<ConstructorParameters<typeof RPCClient>[0]>{
-    endpoint: url,
-    identity,
-    password,
-    ...(address ? { headers: { "x-forwarded-for": address } } : {}),
-    protocols: ["ocpp1.6"],
-    reconnect: false,
-    callTimeoutMs: 30_000,
-  });
-}
-
-const pct = (sorted: number[], p: number) =>
-  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
-
-async function connectJob(spec: Extract<Job, { kind: "connect" }>) {
+async function connectJob(spec: ConnectJob) {
   const clients: RPCClient[] = [];
   const failures: Record<string, number> = {};
   const received: [string, string][] = [];
@@ -61,25 +46,21 @@ async function connectJob(spec: Extract<Job, { kind: "connect" }>) {
     const due = started + (i * 1000) / spec.ratePerSecond;
     if (due > performance.now()) await sleep(due - performance.now());
     const name = names[i]!;
-    const c = client(spec.url, name, spec.password, addressOf(spec.first + i));
+    const c = simulatedCharger({
+      url: spec.url,
+      identity: name,
+      password: spec.password,
+      address: spec.first + i,
+    });
     c.handle(({ method }) => {
       received.push([name, method ?? ""]);
       return Promise.resolve({ status: "Accepted" });
     });
-    // Refused for load (429, 503): tried again after a pause, as chargers do, up to 10 times.
-    const connect = async () => {
-      for (let tries = 1; ; tries++) {
-        try {
-          return await c.connect();
-        } catch (error) {
-          const code = (error as { code?: unknown }).code;
-          if (tries >= 10 || (code !== 429 && code !== 503)) throw error;
-          retries++;
-          await sleep(1000 + Math.random() * 4000);
-        }
-      }
-    };
-    const attempt = connect().then(
+    const attempt = withRetries(
+      () => c.connect(),
+      RETRY_WHEN_REFUSED_FOR_LOAD,
+      () => retries++,
+    ).then(
       () => {
         clients.push(c);
         c.once("close", () => void (stopping || dropped++));
@@ -154,23 +135,22 @@ if (job.kind === "connect") {
   for (let i = 0; i < names.length; i += 10)
     await Promise.all(
       names.slice(i, i + 10).map(async (name) => {
-        for (;;) {
-          const c = client(job.url, name, job.password);
-          try {
-            await c.connect();
-          } catch {
-            await new Promise((r) => setTimeout(r, 200));
-            continue;
-          }
-          const start = (await c.call("StartTransaction", {
-            connectorId: 1,
-            idTag: "BENCH",
-            meterStart: 0,
-            timestamp: new Date().toISOString(),
-          })) as { transactionId: number };
-          ready.push({ c, transactionId: start.transactionId });
-          return;
-        }
+        const c = await withRetries(async () => {
+          const attempt = simulatedCharger({
+            url: job.url,
+            identity: name,
+            password: job.password,
+          });
+          await attempt.connect();
+          return attempt;
+        }, RETRY_UNTIL_CONNECTED);
+        const start = (await c.call("StartTransaction", {
+          connectorId: 1,
+          idTag: "BENCH",
+          meterStart: 0,
+          timestamp: new Date().toISOString(),
+        })) as { transactionId: number };
+        ready.push({ c, transactionId: start.transactionId });
       }),
     );
   const deadline = Date.now() + job.seconds * 1000;
@@ -205,8 +185,10 @@ if (job.kind === "connect") {
       await c.close({ force: true });
     }),
   );
-  latencies.sort((a, b) => a - b);
-  process.stdout.write(
-    `${JSON.stringify({ messages: latencies.length, errors, per_second: Math.round(latencies.length / job.seconds), p50_ms: +pct(latencies, 50).toFixed(2), p99_ms: +pct(latencies, 99).toFixed(2) })}\n`,
-  );
+  print({
+    messages: latencies.length,
+    errors,
+    per_second: Math.round(latencies.length / job.seconds),
+    ...latency(latencies),
+  });
 }

@@ -52,8 +52,7 @@ try {
   });
   const prefix = `MEM-${Date.now().toString(36)}-`;
   await insertBenchStations(db(), {
-    tenantId: tenant.id,
-    locationId: location.id,
+    tenants: [{ tenantId: tenant.id, locationId: location.id }],
     prefix,
     first: 0,
     count: CONNECTIONS,

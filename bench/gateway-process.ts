@@ -3,6 +3,7 @@
  * give: open files against its limit, which bounds how many sockets one process can hold.
  */
 import fs from "node:fs";
+import { processCpuMs } from "./process-cpu";
 
 export function gatewayProcess(ocppPort: string | number) {
   const pid = fs
@@ -23,11 +24,8 @@ export function gatewayProcess(ocppPort: string | number) {
   if (!pid) throw new Error(`no ocpp process serving port ${ocppPort}`);
   return {
     pid: Number(pid),
-    /** user and system CPU time the process has used, in seconds (clock ticks of 1/100 s) */
-    cpuSeconds: () => {
-      const fields = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-      return (Number(fields[11]) + Number(fields[12])) / 100;
-    },
+    /** CPU time the process has used, in seconds */
+    cpuSeconds: () => (processCpuMs(Number(pid)) ?? NaN) / 1000,
     openFiles: () => fs.readdirSync(`/proc/${pid}/fd`).length,
     /** the soft limit on open files (`ulimit -n` as the process started) */
     openFileLimit: () =>

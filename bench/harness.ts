@@ -17,6 +17,7 @@ import {
   type HistogramFigures,
   type Sample,
 } from "../server/metrics/read-metrics";
+import { round2 } from "./percentiles";
 
 /** A migrated embedded PostgreSQL of its own in a temporary directory, removed by `stop`. */
 export async function scratchDatabase(name: string, env: Record<string, string> = {}) {
@@ -35,20 +36,7 @@ export async function scratchDatabase(name: string, env: Record<string, string> 
   };
 }
 
-export const round2 = (value: number) => Math.round(value * 100) / 100;
-
-/** The nearest-rank percentile (0-100) of ascending samples; NaN when there are none. */
-export function percentile(sorted: readonly number[], p: number) {
-  if (sorted.length === 0) return NaN;
-  const rank = Math.ceil((p / 100) * sorted.length);
-  return sorted[Math.min(sorted.length - 1, Math.max(0, rank - 1))]!;
-}
-
-/** p50 and p99 of samples in milliseconds, rounded to hundredths. */
-export function latency(samples: readonly number[]) {
-  const sorted = [...samples].sort((a, b) => a - b);
-  return { p50_ms: round2(percentile(sorted, 50)), p99_ms: round2(percentile(sorted, 99)) };
-}
+export { latency, percentile, round2 } from "./percentiles";
 
 /** The machine and its load, from a load average taken when the measuring started. */
 export function machine(loadAtStart: readonly number[]) {

@@ -1,18 +1,6 @@
 import http from "node:http";
 
-export type LoadResult = {
-  requests: number;
-  non2xx: number;
-  seconds: number;
-  rps: number;
-  p50_ms: number;
-  p99_ms: number;
-};
-
-function percentile(sorted: number[], p: number) {
-  if (!sorted.length) return 0;
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
+export type LoadResult = { requests: number; non2xx: number; seconds: number };
 
 /**
  * A closed-loop load generator: `concurrency` keep-alive connections, each sending the next request
@@ -61,13 +49,5 @@ export async function runLoad(options: {
   const seconds = (performance.now() - started) / 1000;
   agent.destroy();
   options.samples?.push(...latencies);
-  latencies.sort((a, b) => a - b);
-  return {
-    requests: latencies.length,
-    non2xx,
-    seconds: Math.round(seconds * 100) / 100,
-    rps: Math.round(latencies.length / seconds),
-    p50_ms: Math.round(percentile(latencies, 50) * 100) / 100,
-    p99_ms: Math.round(percentile(latencies, 99) * 100) / 100,
-  };
+  return { requests: latencies.length, non2xx, seconds };
 }

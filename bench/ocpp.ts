@@ -7,20 +7,28 @@
  * - charger message to event-in-log latency p50/p99.
  * Run: `npx tsx bench/ocpp.ts` (BENCH_CONNECTIONS default 1000). Writes bench/results/ocpp.json.
  */
-import { spawn } from "node:child_process";
 import crypto from "node:crypto";
-import fs from "node:fs";
 import os from "node:os";
-import readline from "node:readline";
 import { loopback, startProduct } from "../e2e/fixtures/product";
 import { aCharger } from "../ocpp/testing";
 import { closeDb, db, useDatabaseUrl } from "../server/db";
 import { startEmbeddedDatabase } from "../server/db/embedded";
 import { treeCpuMs } from "./process-cpu";
-import { histogramLatency, scrapeMetrics, sumOf, watchMetrics } from "./harness";
+import {
+  histogramLatency,
+  latency,
+  machine,
+  percentile,
+  round2,
+  scrapeMetrics,
+  sumOf,
+  watchMetrics,
+  writeResult,
+} from "./harness";
 import { cheapPasswordHash, insertBenchStations } from "./bench-stations";
 import { startFleet } from "./charger-fleet";
 import { gatewayProcess } from "./gateway-process";
+import { startSimulator } from "./simulator";
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 1000);
 const CONNECT_RATE = Number(process.env.BENCH_CONNECT_RATE ?? 150);
@@ -31,28 +39,6 @@ const METER_CHARGERS = 20;
 const METER_CHARGERS_MANY = Number(process.env.BENCH_METER_CHARGERS ?? 200);
 const METER_SECONDS = 15;
 const PASSWORD = "bench-password-000001";
-const pct = (sorted: number[], p: number) =>
-  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
-const round = (n: number) => Math.round(n * 100) / 100;
-
-/**
- * The simulator's job goes in one argument whose size does not grow with the number of chargers:
- * stations are named `<prefix><i>`, and a job names a range of them (a list of 20,000 names is
- * over Linux's 128 KiB limit for one argument: spawn fails with E2BIG).
- */
-function sim(job: unknown, onLine: (line: Record<string, unknown>) => void) {
-  const child = spawn(
-    "node_modules/.bin/tsx",
-    ["--conditions=react-server", "bench/charger-sim.ts", JSON.stringify(job)],
-    {
-      stdio: ["ignore", "pipe", "inherit"],
-    },
-  );
-  readline
-    .createInterface({ input: child.stdout })
-    .on("line", (line) => onLine(JSON.parse(line) as Record<string, unknown>));
-  return new Promise<void>((resolve) => child.on("exit", () => resolve()));
-}
 
 /**
  * What the product's own /metrics said over the run, beside what the chargers measured: the
@@ -96,6 +82,7 @@ async function productFigures(gateway: ReturnType<typeof watchMetrics>, webMetri
 }
 
 const METRICS_TOKEN = crypto.randomBytes(24).toString("hex");
+const loadAtStart = os.loadavg();
 const product = await startProduct({ extraEnv: { METRICS_TOKEN } });
 const gatewayMetrics = watchMetrics(
   `${loopback(product.ocppUrl).replace("ws:", "http:")}/metrics`,
@@ -129,8 +116,7 @@ try {
   const prefix = `BENCH-${Date.now().toString(36)}-`;
   const total = CONNECTIONS + METER_CHARGERS + 2 * METER_CHARGERS_MANY + 1;
   const ids = await insertBenchStations(db(), {
-    tenantId,
-    locationId: location.id,
+    tenants: [{ tenantId, locationId: location.id }],
     prefix,
     first: 0,
     count: total,
@@ -186,7 +172,7 @@ try {
     failures: ready.failures,
     retries: ready.retries,
     connect_rate_per_second: CONNECT_RATE,
-    connect_seconds: round(connectSeconds),
+    connect_seconds: round2(connectSeconds),
     simulator_processes: fleet.processes,
     held_sockets: sockets,
     held_recorded: held.connections, // connect recorded: commands can reach them
@@ -195,21 +181,21 @@ try {
     heartbeat_interval_ms: HEARTBEAT_MS,
     heartbeats: beats.heartbeats,
     heartbeat_errors: beats.heartbeatErrors,
-    heartbeat_p50_ms: pct(beats.latencies, 50),
-    heartbeat_p99_ms: pct(beats.latencies, 99),
+    heartbeat_p50_ms: percentile(beats.latencies, 50),
+    heartbeat_p99_ms: percentile(beats.latencies, 99),
     gateway_open_files: { idle: idle.fds, held: held.fds, limit: gateway.openFileLimit() },
-    gateway_rss_idle_mb: round(idle.memory_rss_bytes / 2 ** 20),
-    gateway_rss_held_mb: round(held.memory_rss_bytes / 2 ** 20),
+    gateway_rss_idle_mb: round2(idle.memory_rss_bytes / 2 ** 20),
+    gateway_rss_held_mb: round2(held.memory_rss_bytes / 2 ** 20),
     kib_per_connection: sockets
-      ? round((held.memory_rss_bytes - idle.memory_rss_bytes) / 1024 / sockets)
+      ? round2((held.memory_rss_bytes - idle.memory_rss_bytes) / 1024 / sockets)
       : null,
-    records_settled_seconds_after_stop: round(settleSeconds),
-    connection_records_per_second_after_stop: round(
+    records_settled_seconds_after_stop: round2(settleSeconds),
+    connection_records_per_second_after_stop: round2(
       (sockets - recordedAtStop + sockets) / settleSeconds,
     ),
-    gateway_cpu_seconds_holding: round(holdCpu),
+    gateway_cpu_seconds_holding: round2(holdCpu),
     gateway_cpu_ms_per_heartbeat: beats.heartbeats
-      ? round((holdCpu * 1000) / beats.heartbeats)
+      ? round2((holdCpu * 1000) / beats.heartbeats)
       : null,
   };
   console.log(JSON.stringify({ connections }));
@@ -218,21 +204,19 @@ try {
   // (timestamps 10 s apart), which is where one tenant's event counter would show. CPU is the
   // whole tree's (product, PostgreSQL, simulator) per message persisted.
   const meterPhase = async (first: number, count: number, readingEveryS?: number) => {
-    let line: Record<string, unknown> = {};
     const cpu0 = treeCpuMs();
-    await sim(
-      {
-        kind: "meter",
-        url,
-        prefix,
-        first,
-        count,
-        password: PASSWORD,
-        seconds: METER_SECONDS,
-        readingEveryS,
-      },
-      (l) => (line = l),
-    );
+    const run = startSimulator("bench/charger-sim.ts", {
+      kind: "meter",
+      url,
+      prefix,
+      first,
+      count,
+      password: PASSWORD,
+      seconds: METER_SECONDS,
+      readingEveryS,
+    });
+    const line = await run.next();
+    await run.exited;
     const cpu = treeCpuMs();
     const messages = Number(line.messages ?? 0);
     return {
@@ -240,7 +224,7 @@ try {
       seconds: METER_SECONDS,
       ...line,
       cpu_ms_per_message:
-        cpu0 !== null && cpu !== null && messages ? round((cpu - cpu0) / messages) : null,
+        cpu0 !== null && cpu !== null && messages ? round2((cpu - cpu0) / messages) : null,
     };
   };
   const meter = await meterPhase(CONNECTIONS, METER_CHARGERS);
@@ -295,9 +279,8 @@ try {
         const r = rows.find((row) => row.id === c.id);
         return r?.claimedAt && r.completedAt ? f(c, r) : null;
       })
-      .filter((v): v is number => v !== null)
-      .sort((a, b) => a - b);
-    return { p50_ms: pct(ms, 50), p99_ms: pct(ms, 99) };
+      .filter((v): v is number => v !== null);
+    return latency(ms);
   };
   const commandStages = {
     request_to_operation_created: stage((c, r) => r.createdAt.getTime() - c.sent),
@@ -330,33 +313,26 @@ try {
     eventMs.push(performance.now() - t0);
   }
   await charger.close({ force: true });
-  commandMs.sort((a, b) => a - b);
-  eventMs.sort((a, b) => a - b);
   const fromMetrics = await productFigures(gatewayMetrics, `${loopback(product.baseUrl)}/metrics`);
-  const result = {
+  writeResult("ocpp", {
     benchmark: "ocpp",
     date: new Date().toISOString(),
-    machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, node: process.version },
+    machine: machine(loadAtStart),
     connections,
     meter_values: meter,
     meter_values_many_chargers: meterMany,
     meter_values_every_one_an_event: meterEvents,
     command_round_trip: {
       samples: commandMs.length,
-      p50_ms: round(pct(commandMs, 50)),
-      p99_ms: round(pct(commandMs, 99)),
+      ...latency(commandMs),
       stages: commandStages,
     },
     message_to_event_in_log: {
       samples: eventMs.length,
-      p50_ms: round(pct(eventMs, 50)),
-      p99_ms: round(pct(eventMs, 99)),
+      ...latency(eventMs),
     },
     product_metrics: fromMetrics,
-  };
-  console.log(JSON.stringify(result, null, 2));
-  fs.mkdirSync("bench/results", { recursive: true });
-  fs.writeFileSync("bench/results/ocpp.json", `${JSON.stringify(result, null, 2)}\n`);
+  });
 } finally {
   await product.stop();
 }

@@ -6,12 +6,11 @@
  *
  *   npx tsx bench/pricing.ts [runs]
  */
-import fs from "node:fs";
 import os from "node:os";
-import path from "node:path";
 import { priceSession } from "../server/pricing/engine";
 import { aTariff } from "../server/pricing/testing";
 import { complexTariffInput, daySession } from "./day-session";
+import { machine, percentile, writeResult } from "./harness";
 
 const RUNS = Number(process.argv[2] ?? 300);
 const WARMUP = 20;
@@ -33,17 +32,16 @@ function measure(withPeriods: boolean): number[] {
   return times.sort((a, b) => a - b);
 }
 const round = (ms: number) => Math.round(ms * 1000) / 1000;
-const quantile = (times: number[], q: number) =>
-  round(times[Math.min(times.length - 1, Math.max(0, Math.ceil(q * times.length) - 1))] ?? NaN);
+const quantile = (times: number[], q: number) => round(percentile(times, q * 100));
 
+const loadAtStart = os.loadavg();
 const bare = measure(false);
 const times = measure(true); // last, so `result` keeps its period detail
 
 const report = {
   benchmark: "pricing: 24 h of 1-minute meter readings, complex tariff of 10 elements",
   measured_at: new Date().toISOString(),
-  node: process.version,
-  cpu: os.cpus()[0]?.model ?? "unknown",
+  machine: machine(loadAtStart),
   runs: RUNS,
   readings: input.readings.length,
   periods_priced: result.periods.length,
@@ -59,6 +57,4 @@ console.log(
     `(${RUNS} runs, ${report.periods_priced} periods); without period detail: median ` +
     `${report.without_period_detail.median_ms} ms, p99 ${report.without_period_detail.p99_ms} ms`,
 );
-const out = path.join(import.meta.dirname, "results", "pricing.json");
-fs.mkdirSync(path.dirname(out), { recursive: true });
-fs.writeFileSync(out, `${JSON.stringify(report, null, 2)}\n`);
+writeResult("pricing", report);

@@ -6,27 +6,39 @@ const TICK_MS = 10;
 type ProcessStat = { ppid: number; ticks: number };
 
 /**
- * Every process's parent and CPU ticks (own user and system time plus its reaped children's),
- * from /proc; null where /proc is missing (not Linux).
+ * One process's parent and CPU ticks (own user and system time plus its reaped children's), from
+ * /proc; null once it has exited.
  */
+function statOf(pid: number | string): ProcessStat | null {
+  let stat: string;
+  try {
+    stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+  } catch {
+    return null;
+  }
+  // Fields after the command name (which may hold spaces): state, ppid, … utime (14th field),
+  // stime, cutime, cstime (reaped children's times).
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  const ticks = [11, 12, 13, 14].reduce((sum, i) => sum + Number(fields[i]), 0);
+  return { ppid: Number(fields[1]), ticks };
+}
+
+/** Every process's `statOf`; null where /proc is missing (not Linux). */
 function readStats(): Map<number, ProcessStat> | null {
   if (!fs.existsSync("/proc/self/stat")) return null;
   const stats = new Map<number, ProcessStat>();
   for (const entry of fs.readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
-    let stat: string;
-    try {
-      stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8");
-    } catch {
-      continue; // exited meanwhile
-    }
-    // Fields after the command name (which may hold spaces): state, ppid, … utime (14th field),
-    // stime, cutime, cstime (reaped children's times).
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    const ticks = [11, 12, 13, 14].reduce((sum, i) => sum + Number(fields[i]), 0);
-    stats.set(Number(entry), { ppid: Number(fields[1]), ticks });
+    const stat = statOf(entry);
+    if (stat) stats.set(Number(entry), stat); // else it exited meanwhile
   }
   return stats;
+}
+
+/** CPU milliseconds one process has used (its reaped children's included); null once it exited. */
+export function processCpuMs(pid: number): number | null {
+  const stat = statOf(pid);
+  return stat && stat.ticks * TICK_MS;
 }
 
 /** The process `root` and every process below it. */

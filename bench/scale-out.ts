@@ -78,8 +78,7 @@ try {
   });
   const prefix = `SCALE-${Date.now().toString(36)}-`;
   const ids = await insertBenchStations(db(), {
-    tenantId: tenant.id,
-    locationId: location.id,
+    tenants: [{ tenantId: tenant.id, locationId: location.id }],
     prefix,
     first: 0,
     count: CONNECTIONS,

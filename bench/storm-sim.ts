@@ -12,10 +12,11 @@
  *     connected and booted again after a drop, and stop on "stop" on stdin.
  */
 import readline from "node:readline";
-import { RPCClient } from "ocpp-rpc";
+import type { RPCClient } from "ocpp-rpc";
+import { backoff, simulatedCharger, sleep, withRetries } from "./sim-client";
 
 type Chargers = { url: string; prefix: string; first: number; count: number; password: string };
-/** a failed handshake is retried after min(maxMs, firstMs * 2^failures) * a random 0.5 to 1.5 */
+/** a failed handshake is retried after a growing random pause (`backoff`, bench/sim-client.ts) */
 type Retry = { firstMs: number; maxMs: number };
 type Job =
   | (Chargers & { kind: "arrivals"; rate: number; timeoutMs: number })
@@ -24,25 +25,15 @@ type Job =
 const job = JSON.parse(process.argv[2]!) as Job;
 const names = Array.from({ length: job.count }, (_, i) => `${job.prefix}${job.first + i}`);
 const print = (line: Record<string, unknown>) => process.stdout.write(`${JSON.stringify(line)}\n`);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/**
- * Each charger comes from an address of its own, as real ones do (through loopback the gateway
- * takes it from X-Forwarded-For, as behind its proxy), so the per-address limits and lines see
- * one charger each rather than a whole fleet behind one address.
- */
-function client(index: number) {
-  const n = job.first + index;
-  return new RPCClient(<ConstructorParameters<typeof RPCClient>[0]>{
-    endpoint: job.url,
+/** Charger `index` of the job, from an address of its own. */
+const client = (index: number) =>
+  simulatedCharger({
+    url: job.url,
     identity: names[index]!,
-    headers: { "x-forwarded-for": `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}` },
     password: job.password,
-    protocols: ["ocpp1.6"],
-    reconnect: false,
-    callTimeoutMs: 30_000,
+    address: job.first + index,
   });
-}
 
 /** What a charger sends once its socket is open. */
 async function boot(c: RPCClient) {
@@ -105,23 +96,26 @@ if (job.kind === "arrivals") {
   const refusals: Record<string, number> = {};
   let announced = false;
 
+  const policy = backoff(retry.firstMs, retry.maxMs);
+
   /** Connects (retrying) and boots one charger; reconnects whenever its socket closes. */
   async function keepUp(index: number) {
-    let failures = 0;
     while (!stopping) {
-      const c = client(index);
-      try {
-        await c.connect();
-        await boot(c);
-      } catch (error) {
-        refusals[reason(error)] = (refusals[reason(error)] ?? 0) + 1;
-        void c.close({ force: true }).catch(() => undefined);
-        const wait = Math.min(retry.maxMs, retry.firstMs * 2 ** failures);
-        failures += 1;
-        await sleep(wait * (0.5 + Math.random()));
-        continue;
-      }
-      failures = 0;
+      const c = await withRetries(
+        async () => {
+          const attempt = client(index);
+          try {
+            await attempt.connect();
+            await boot(attempt);
+            return attempt;
+          } catch (error) {
+            void attempt.close({ force: true }).catch(() => undefined);
+            throw error;
+          }
+        },
+        policy,
+        (error) => (refusals[reason(error)] = (refusals[reason(error)] ?? 0) + 1),
+      );
       down.delete(index);
       if (down.size === 0 && !announced) {
         announced = true;
@@ -139,11 +133,15 @@ if (job.kind === "arrivals") {
   const progress = setInterval(() => print({ down: down.size, at: Date.now() }), 5_000);
   const all = names.map((_, i) => keepUp(i));
   print({ started: names.length });
-  readline.createInterface({ input: process.stdin }).on("line", (line) => {
-    if (line.trim() !== "stop") return;
+  // "stop", or stdin closing: the benchmark that started this process has gone.
+  const stop = () => {
     stopping = true;
     clearInterval(progress);
     process.exit(0);
-  });
+  };
+  readline
+    .createInterface({ input: process.stdin })
+    .on("line", (line) => line.trim() === "stop" && stop())
+    .on("close", stop);
   await Promise.all(all);
 }

@@ -8,18 +8,18 @@
  * Run: `npx tsx bench/storm.ts` (env BENCH_RATES default "50,100,200,300", BENCH_ARRIVAL_SECONDS
  * default 10, BENCH_STORM default 19000). Writes bench/results/storm.json.
  */
-import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import readline from "node:readline";
 import { loopback, startProduct } from "../e2e/fixtures/product";
 import { closeDb, db, useDatabaseUrl } from "../server/db";
 import { startEmbeddedDatabase } from "../server/db/embedded";
 import { hashPassword } from "../server/lib/passwords";
 import { stationVerifier, verifierKey } from "../server/lib/password-verifier";
+import { insertBenchStations } from "./bench-stations";
 import { latency, machine, round2, writeResult } from "./harness";
 import { treeCpuMs } from "./process-cpu";
+import { startSimulator } from "./simulator";
 
 const RATES = (process.env.BENCH_RATES ?? "50,100,200,300").split(",").map(Number);
 const ARRIVAL_SECONDS = Number(process.env.BENCH_ARRIVAL_SECONDS ?? 10);
@@ -36,40 +36,7 @@ const RETRY = { firstMs: 1_000, maxMs: 15_000 };
  */
 const TENANTS = Number(process.env.BENCH_TENANTS ?? 1);
 
-type Line = Record<string, unknown>;
-
-/** One simulator process; `lines` yields its JSON lines, `stop` ends it. */
-function sim(job: Record<string, unknown>) {
-  const child = spawn(
-    path.join("node_modules", ".bin", "tsx"),
-    ["bench/storm-sim.ts", JSON.stringify(job)],
-    { stdio: ["pipe", "pipe", "inherit"] },
-  );
-  const waiting: ((line: Line) => void)[] = [];
-  const buffered: Line[] = [];
-  readline.createInterface({ input: child.stdout }).on("line", (text) => {
-    const line = JSON.parse(text) as Line;
-    const next = waiting.shift();
-    if (next) next(line);
-    else buffered.push(line);
-  });
-  const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()));
-  return {
-    /** the next line that passes `match` */
-    async next(match: (line: Line) => boolean): Promise<Line> {
-      for (;;) {
-        const line =
-          buffered.shift() ?? (await new Promise<Line>((resolve) => waiting.push(resolve)));
-        if (match(line)) return line;
-      }
-    },
-    stop: async () => {
-      child.stdin.end("stop\n");
-      await exited;
-    },
-    exited,
-  };
-}
+const sim = (job: Record<string, unknown>) => startSimulator("bench/storm-sim.ts", job);
 
 const loadAtStart = os.loadavg();
 const product = await startProduct();
@@ -94,43 +61,34 @@ try {
       (await db().tenant.create({ data: { teamId: team.id, name: `Storm ${i}` } })).id,
     );
   }
-  const locationIds = [];
-  for (const id of tenantIds)
-    locationIds.push(
-      (
-        await db().location.create({
-          data: {
-            tenantId: id,
-            name: "Bench",
-            address: {},
-            latitude: 0,
-            longitude: 0,
-            timeZone: "UTC",
-          },
-        })
-      ).id,
-    );
+  const tenants = [];
+  for (const id of tenantIds) {
+    const location = await db().location.create({
+      data: {
+        tenantId: id,
+        name: "Bench",
+        address: {},
+        latitude: 0,
+        longitude: 0,
+        timeZone: "UTC",
+      },
+    });
+    tenants.push({ tenantId: id, locationId: location.id });
+  }
   const arrivalCounts = RATES.map((rate) => rate * ARRIVAL_SECONDS);
   const total = arrivalCounts.reduce((a, b) => a + b, 0) + STORM;
   const prefix = `STORM-${Date.now().toString(36)}-`;
   const passwordHash = await hashPassword(PASSWORD);
-  // Stations as registration makes them (one EVSE, one connector), in three statements.
-  const stations = await db().$queryRaw<{ id: number }[]>`
-    INSERT INTO stations (tenant_id, location_id, name, name_key, password_hash, updated_at)
-    SELECT (${tenantIds}::int[])[1 + g % ${TENANTS}], (${locationIds}::int[])[1 + g % ${TENANTS}],
-           ${prefix} || g, lower(${prefix} || g), ${passwordHash}, now()
-    FROM generate_series(0, ${total - 1}) AS g
-    RETURNING id`;
-  await db().$executeRaw`
-    INSERT INTO evses (tenant_id, station_id, evse_number)
-    SELECT tenant_id, id, 1 FROM stations WHERE id = ANY(${stations.map((s) => s.id)}::int[])`;
-  await db().$executeRaw`
-    INSERT INTO connectors (tenant_id, station_id, evse_id, connector_number, evse_connector_number)
-    SELECT tenant_id, station_id, id, 1, 1 FROM evses
-    WHERE station_id = ANY(${stations.map((s) => s.id)}::int[])`;
+  const stations = await insertBenchStations(db(), {
+    tenants,
+    prefix,
+    first: 0,
+    count: total,
+    passwordHash,
+  });
   // What setting a password through the API keeps besides its hash: the keyed verifier.
   const key = verifierKey(fs.readFileSync(path.join(product.dataDir, "secret.key"), "utf8").trim());
-  const ids = stations.map((s) => s.id);
+  const ids = [...stations.values()];
   const verifiers = ids.map((id) => stationVerifier(key, id, passwordHash, Buffer.from(PASSWORD)));
   await db().$executeRaw`
     UPDATE stations SET password_verifier = v.verifier
@@ -169,7 +127,7 @@ try {
     const load = os.loadavg()[0]!;
     const cpuBefore = cpu();
     const run = sim({ kind: "arrivals", ...chargers, first, count, rate, timeoutMs: 30_000 });
-    const line = await run.next(() => true);
+    const line = await run.next();
     const cpuAfter = cpu();
     await run.exited;
     first += count;

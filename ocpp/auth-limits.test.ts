@@ -3,8 +3,7 @@ import { once } from "node:events";
 import { createInterface } from "node:readline";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import WebSocket from "ws";
-import { call, idem } from "../server/testing/api";
-import { aStation, aTenantWithKey } from "../server/testing/builders";
+import { aStation, aStationWithPassword, aTenantWithKey } from "../server/testing/builders";
 import { verifyPassword } from "../server/lib/passwords";
 import { DEFAULT_AUTH_LIMITS, chargerAddress } from "./auth-limits";
 import { aCharger, startTestGateway, waitUntil } from "./testing";
@@ -25,15 +24,9 @@ function recordingVerifier() {
 
 async function aStationWith(password: string | null) {
   const t = await aTenantWithKey();
-  const station = await aStation(t.tenantId, t.key, { connector_count: 1 });
-  if (password) {
-    const put = await call("PUT", `/v1/tenants/${t.tenantId}/stations/${station.id}/credentials`, {
-      key: t.key,
-      body: { password },
-      idempotencyKey: idem(),
-    });
-    expect(put.status).toBe(202);
-  }
+  const station = password
+    ? await aStationWithPassword(t, password)
+    : await aStation(t.tenantId, t.key, { connector_count: 1 });
   return station.name;
 }
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../server/db";
 import { verifyPassword } from "../server/lib/passwords";
 import { call, idem } from "../server/testing/api";
-import { aStation, aTenantWithKey } from "../server/testing/builders";
+import { aStationWithPassword, aTenantWithKey } from "../server/testing/builders";
 import { aCharger, startTestGateway, waitUntil } from "./testing";
 
 const PASSWORD = "verifier-password-01";
@@ -20,9 +20,9 @@ function watchedScrypt() {
 }
 
 /** A station whose password was set through the API (offline: stored with its verifier). */
-async function aStationWithPassword(password = PASSWORD) {
+async function aVerifiedStation(password = PASSWORD) {
   const t = await aTenantWithKey();
-  const station = await aStation(t.tenantId, t.key, { connector_count: 1 });
+  const station = await aStationWithPassword(t, password);
   const setPassword = async (next: string) => {
     const put = await call("PUT", `/v1/tenants/${t.tenantId}/stations/${station.id}/credentials`, {
       key: t.key,
@@ -31,7 +31,6 @@ async function aStationWithPassword(password = PASSWORD) {
     });
     expect(put.body.result).toEqual({ applied: "stored" });
   };
-  await setPassword(password);
   return { id: station.id, name: station.name, setPassword };
 }
 
@@ -73,7 +72,7 @@ describe("the keyed reconnect verifier", () => {
   });
 
   it("lets a reconnecting charger in without scrypt: set through the API, or left by its first full check, and kept in the database across gateways", async () => {
-    const station = await aStationWithPassword();
+    const station = await aVerifiedStation();
     const before = scrypt.checks;
     expect(await connectOnce(gw.url, station.name, PASSWORD)).toBe("connected");
     expect(await connectOnce(gw.url, station.name, PASSWORD)).toBe("connected");
@@ -94,7 +93,7 @@ describe("the keyed reconnect verifier", () => {
   });
 
   it("a password change refuses the old password at once on every gateway, and the new one is accepted", async () => {
-    const station = await aStationWithPassword();
+    const station = await aVerifiedStation();
     for (const url of [gw.url, gw2.url])
       expect(await connectOnce(url, station.name, PASSWORD)).toBe("connected");
     await station.setPassword("changed-password-002");
@@ -105,8 +104,8 @@ describe("the keyed reconnect verifier", () => {
   });
 
   it("is bound to the current hash: a hash written without clearing the verifier still refuses the old password", async () => {
-    const station = await aStationWithPassword();
-    const other = await aStationWithPassword("other-password-00003");
+    const station = await aVerifiedStation();
+    const other = await aVerifiedStation("other-password-00003");
     const { passwordHash } = await db().station.findUniqueOrThrow({ where: { id: other.id } });
     // Only the hash changes (as a writer that forgot the verifier would do it).
     await db()
@@ -118,7 +117,7 @@ describe("the keyed reconnect verifier", () => {
   });
 
   it("a wrong password still costs a scrypt and counts; past the name's limit the right one is refused 429 without a check", async () => {
-    const station = await aStationWithPassword();
+    const station = await aVerifiedStation();
     const before = scrypt.checks;
     const bucket = `ocpp-auth:name:${station.name.toLowerCase()}`;
     for (let i = 1; i <= 3; i++) {
@@ -146,7 +145,7 @@ describe("the reconnect throttle", () => {
 
   it("answers 503 at once past its capacity, and admits every charger that keeps retrying", async () => {
     const stations = [];
-    for (let i = 0; i < 30; i++) stations.push(await aStationWithPassword());
+    for (let i = 0; i < 30; i++) stations.push(await aVerifiedStation());
     const refusals: unknown[] = [];
     const chargers = stations.map((s) =>
       aCharger({ url: gw.url, identity: s.name, password: PASSWORD, protocol: "ocpp1.6" }),

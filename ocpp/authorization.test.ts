@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../server/db";
 import { call, idem } from "../server/testing/api";
-import { aStation, aTenantWithKey } from "../server/testing/builders";
+import { aStationWithPassword, aTenantWithKey } from "../server/testing/builders";
 import { aCharger, startTestGateway, waitUntil } from "./testing";
 
 let gw: Awaited<ReturnType<typeof startTestGateway>>;
@@ -15,12 +15,7 @@ afterAll(async () => {
 describe("Authorize and the tenant's authorization mode", () => {
   it("accept_all accepts any token; known_tokens only tokens the service issued", async () => {
     const t = await aTenantWithKey();
-    const station = await aStation(t.tenantId, t.key, { connector_count: 1 });
-    await call("PUT", `/v1/tenants/${t.tenantId}/stations/${station.id}/credentials`, {
-      key: t.key,
-      body: { password: "authorize-password-1" },
-      idempotencyKey: idem(),
-    });
+    const station = await aStationWithPassword(t, "authorize-password-1");
     const charger = aCharger({
       url: gw.url,
       identity: station.name,

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../server/db";
-import { call, idem } from "../server/testing/api";
-import { aStation, aTenantWithKey } from "../server/testing/builders";
+import { aStationWithPassword, aTenantWithKey } from "../server/testing/builders";
 import { PROTOCOLS, type Protocol } from "./protocol/validators";
 import { aCharger, aRawCharger, startTestGateway } from "./testing";
 
@@ -17,13 +16,7 @@ const PASSWORD = "bad-input-password-01";
 
 async function aStationFor(protocol: Protocol) {
   const t = await aTenantWithKey();
-  const station = await aStation(t.tenantId, t.key, { connector_count: 1 });
-  const put = await call("PUT", `/v1/tenants/${t.tenantId}/stations/${station.id}/credentials`, {
-    key: t.key,
-    body: { password: PASSWORD },
-    idempotencyKey: idem(),
-  });
-  expect(put.status).toBe(202);
+  const station = await aStationWithPassword(t, PASSWORD);
   const options = { url: gw.url, identity: station.name, password: PASSWORD, protocol };
   const recorded = async () => ({
     transactions: await db().transaction.count({ where: { stationId: station.id } }),

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { db } from "../server/db";
-import { call, idem } from "../server/testing/api";
-import { aStation, aTenantWithKey } from "../server/testing/builders";
+import { aStationWithPassword, aTenantWithKey } from "../server/testing/builders";
 import type * as Ended from "../server/charging/transaction-ended";
 import type * as Started from "../server/charging/transaction-started";
 import type * as Updated from "../server/charging/transaction-updated";
@@ -37,12 +36,7 @@ const PASSWORD = "one-fact-one-function";
 
 async function aConnectedCharger(protocol: "ocpp1.6" | "ocpp2.0.1") {
   const t = await aTenantWithKey();
-  const station = await aStation(t.tenantId, t.key, { connector_count: 1 });
-  await call("PUT", `/v1/tenants/${t.tenantId}/stations/${station.id}/credentials`, {
-    key: t.key,
-    body: { password: PASSWORD },
-    idempotencyKey: idem(),
-  });
+  const station = await aStationWithPassword(t, PASSWORD);
   const charger = aCharger({ url: gw.url, identity: station.name, password: PASSWORD, protocol });
   await charger.connect();
   await waitUntil(

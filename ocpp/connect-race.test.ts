@@ -1,8 +1,7 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../server/db";
-import { call, idem } from "../server/testing/api";
-import { aStation, aTenantWithKey } from "../server/testing/builders";
+import { aStationWithPassword, aTenantWithKey } from "../server/testing/builders";
 import { aCharger, startTestGateway, waitUntil } from "./testing";
 
 let gw: Awaited<ReturnType<typeof startTestGateway>>;
@@ -16,13 +15,8 @@ afterAll(async () => {
 describe("a socket that closes while its connection is still being recorded", () => {
   it("is recorded offline and never held by the gateway", async () => {
     const t = await aTenantWithKey();
-    const station = await aStation(t.tenantId, t.key, { connector_count: 1 });
     const password = "closes-while-connecting-1";
-    await call("PUT", `/v1/tenants/${t.tenantId}/stations/${station.id}/credentials`, {
-      key: t.key,
-      body: { password },
-      idempotencyKey: idem(),
-    });
+    const station = await aStationWithPassword(t, password);
     // Another session holds the station row, so recording the connect waits on it.
     const blocker = new pg.Client({ connectionString: process.env.DATABASE_URL });
     await blocker.connect();

@@ -1,5 +1,9 @@
 import type { Db } from "../server/db";
-import { recordConnectionChanges, type ConnectionChange } from "../server/charging/connections";
+import {
+  CONNECTION_BATCH_SIZE,
+  recordConnectionChanges,
+  type ConnectionChange,
+} from "../server/charging/connections";
 
 type Station = { id: number; tenantId: number };
 type Waiting = { change: ConnectionChange; settle: (error?: Error) => void };
@@ -15,7 +19,7 @@ type Waiting = { change: ConnectionChange; settle: (error?: Error) => void };
 export function createConnectionRecorder({
   db,
   gatewayId,
-  batchSize = 100,
+  batchSize = CONNECTION_BATCH_SIZE,
   atOnce = 2,
 }: {
   db: Db;

@@ -71,4 +71,57 @@ describe("connection records at scale", () => {
     });
     expect(events).toBe(count);
   }, 120_000);
+
+  it("a gateway that closes records every station it held offline, with one disconnected event each", async () => {
+    const own = await startTestGateway();
+    const connected = [await stations(150), await stations(50)];
+    const chargers = connected
+      .flatMap((t) => t.stations)
+      .map((s) =>
+        aCharger({ url: own.url, identity: s.name, password: PASSWORD, protocol: "ocpp1.6" }),
+      );
+    for (let i = 0; i < chargers.length; i += 25)
+      await Promise.all(chargers.slice(i, i + 25).map((c) => c.connect()));
+    const heldBy = (tenantId: number) =>
+      db().station.findMany({ where: { tenantId, gatewayId: own.gateway.id } });
+    await waitUntil(async () => (await heldBy(connected[0]!.tenantId)).length === 150, 30_000);
+    await waitUntil(async () => (await heldBy(connected[1]!.tenantId)).length === 50, 30_000);
+    // What a disconnect whose recording failed leaves: stations held by the gateway, no socket.
+    const leftover = await stations(120);
+    const lastSeenAt = new Date(Date.now() - 60_000);
+    await db().station.updateMany({
+      where: { tenantId: leftover.tenantId },
+      data: { gatewayId: own.gateway.id, protocol: "ocpp1.6", connectedAt: lastSeenAt, lastSeenAt },
+    });
+    const tenants = [...connected, leftover];
+    const before = new Map<number, Date | null>();
+    for (const t of tenants)
+      for (const s of await heldBy(t.tenantId)) before.set(s.id, s.lastSeenAt);
+    expect(before.size).toBe(320);
+
+    await own.close();
+
+    for (const t of tenants) {
+      expect(await heldBy(t.tenantId)).toEqual([]);
+      const events = await db().event.findMany({
+        where: { tenantId: t.tenantId, type: { startsWith: "station." } },
+        orderBy: { sequence: "asc" },
+      });
+      const sequences = events.map((e) => e.sequence);
+      expect(sequences).toEqual(sequences.map((_, i) => sequences[0]! + i));
+      for (const s of t.stations) {
+        const last_seen = before.get(s.id)!.toISOString();
+        const disconnected = [
+          "station.disconnected",
+          { station_id: s.id, online: false, last_seen },
+        ];
+        const mine = events.filter((e) => e.stationId === s.id).map((e) => [e.type, e.data]);
+        expect(mine).toEqual(
+          t === leftover
+            ? [disconnected]
+            : [["station.connected", { station_id: s.id, online: true, last_seen }], disconnected],
+        );
+      }
+    }
+  }, 120_000);
 });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, idem } from "../server/testing/api";
-import { aStation, aTenantWithKey } from "../server/testing/builders";
+import { aStationWithPassword, aTenantWithKey } from "../server/testing/builders";
 import { aRawCharger, startTestGateway, waitUntil } from "./testing";
 
 let gw: Awaited<ReturnType<typeof startTestGateway>>;
@@ -16,12 +16,7 @@ const PASSWORD = "answers-by-hand-01";
 /** A station whose charger answers the gateway's calls with frames written by hand. */
 async function aHandWrittenCharger(protocol: "ocpp1.6" | "ocpp2.0.1") {
   const t = await aTenantWithKey();
-  const station = await aStation(t.tenantId, t.key, { connector_count: 1 });
-  await call("PUT", `/v1/tenants/${t.tenantId}/stations/${station.id}/credentials`, {
-    key: t.key,
-    body: { password: PASSWORD },
-    idempotencyKey: idem(),
-  });
+  const station = await aStationWithPassword(t, PASSWORD);
   const charger = await aRawCharger({
     url: gw.url,
     identity: station.name,

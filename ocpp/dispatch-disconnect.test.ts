@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../server/db";
 import { newId } from "../server/lib/ids";
 import { call, idem } from "../server/testing/api";
-import { aStation, aTenantWithKey } from "../server/testing/builders";
+import { aStationWithPassword, aTenantWithKey } from "../server/testing/builders";
 import { aCharger, startTestGateway, waitUntil } from "./testing";
 
 let gw: Awaited<ReturnType<typeof startTestGateway>>;
@@ -17,13 +17,7 @@ const PASSWORD = "closes-on-command-1";
 
 async function aRegisteredStation() {
   const t = await aTenantWithKey();
-  const station = await aStation(t.tenantId, t.key, { connector_count: 1 });
-  const cred = await call("PUT", `/v1/tenants/${t.tenantId}/stations/${station.id}/credentials`, {
-    key: t.key,
-    body: { password: PASSWORD },
-    idempotencyKey: idem(),
-  });
-  expect(cred.body).toMatchObject({ status: "succeeded" });
+  const station = await aStationWithPassword(t, PASSWORD);
   const read = async () =>
     (await call("GET", `/v1/tenants/${t.tenantId}/stations/${station.id}`, { key: t.key })).body;
   const operation = async (id: string) =>

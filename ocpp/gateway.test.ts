@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../server/db";
 import { call, idem } from "../server/testing/api";
-import { aStation, aTenantWithKey } from "../server/testing/builders";
+import { aStationWithPassword, aTenantWithKey } from "../server/testing/builders";
 import { aCharger, startTestGateway, waitUntil } from "./testing";
 
 let gw: Awaited<ReturnType<typeof startTestGateway>>;
@@ -16,14 +16,7 @@ const PASSWORD = "correct-horse-battery-9";
 
 async function aRegisteredStation() {
   const t = await aTenantWithKey();
-  const station = await aStation(t.tenantId, t.key, { connector_count: 2 });
-  const cred = await call("PUT", `/v1/tenants/${t.tenantId}/stations/${station.id}/credentials`, {
-    key: t.key,
-    body: { password: PASSWORD },
-    idempotencyKey: idem(),
-  });
-  expect(cred.status).toBe(202);
-  expect(cred.body).toMatchObject({ status: "succeeded", result: { applied: "stored" } });
+  const station = await aStationWithPassword(t, PASSWORD, { connector_count: 2 });
   const read = async () =>
     (await call("GET", `/v1/tenants/${t.tenantId}/stations/${station.id}`, { key: t.key })).body;
   const events = async (type?: string) =>

@@ -5,7 +5,7 @@ import { RPCServer } from "ocpp-rpc";
 import type { Db } from "../server/db";
 import { lockStation } from "../server/db/locks";
 import { inTransaction } from "../server/db/retry";
-import { recordDisconnected, type ChargerContext } from "../server/charging/connections";
+import { releaseStationsOf, type ChargerContext } from "../server/charging/connections";
 import {
   GATEWAY_HEARTBEAT_MS,
   gatewayQueue,
@@ -412,21 +412,9 @@ export async function createGateway({
         log.error("recording the gateway's stop failed", { error }),
       );
       // Stations this process held are offline now (also those whose socket was still opening).
-      const held = await db.station.findMany({
-        where: { gatewayId: id },
-        select: { id: true, tenantId: true, connectedAt: true },
-      });
-      for (const s of held) {
-        if (s.connectedAt)
-          await recordDisconnected({
-            db,
-            station: s,
-            gatewayId: id,
-            connectedAt: s.connectedAt,
-          }).catch((error: unknown) =>
-            log.error("recording a disconnect failed", { stationId: s.id, error }),
-          );
-      }
+      await releaseStationsOf({ db, gatewayIds: [id] }).catch((error: unknown) =>
+        log.error("recording the disconnects of the gateway's stations failed", { error }),
+      );
     },
   };
 }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { call, idem } from "../server/testing/api";
-import { aStation, aTenantWithKey } from "../server/testing/builders";
+import { call } from "../server/testing/api";
+import { aStationWithPassword, aTenantWithKey } from "../server/testing/builders";
 import { aCharger, startTestGateway } from "./testing";
 
 let gw: Awaited<ReturnType<typeof startTestGateway>>;
@@ -13,12 +13,7 @@ afterAll(async () => {
 
 it("records lifetime energy registers beyond 32 bits (a busy DC charger's meter after a few years)", async () => {
   const t = await aTenantWithKey();
-  const station = await aStation(t.tenantId, t.key, { connector_count: 1 });
-  await call("PUT", `/v1/tenants/${t.tenantId}/stations/${station.id}/credentials`, {
-    key: t.key,
-    body: { password: "big-register-pass-1" },
-    idempotencyKey: idem(),
-  });
+  const station = await aStationWithPassword(t, "big-register-pass-1");
   const charger = aCharger({
     url: gw.url,
     identity: station.name,

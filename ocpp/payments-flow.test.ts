@@ -11,8 +11,7 @@ import {
   paymentAction,
   readPayment,
 } from "../server/payments/testing";
-import { call, idem } from "../server/testing/api";
-import { aStation, aTenantWithKey } from "../server/testing/builders";
+import { aStationWithPassword, aTenantWithKey } from "../server/testing/builders";
 import { startStripeFake, type StripeFake } from "../server/testing/stripe-fake";
 import { at, reading } from "./bill-chargers";
 import { aCharger, startTestGateway, waitUntil } from "./testing";
@@ -48,13 +47,8 @@ async function deliverEvents() {
 describe("managed paid charging with a card", () => {
   it("holds, starts, charges, stops, finalizes, captures exactly the final bill and refunds it", async () => {
     const t = await aTenantWithKey();
-    const station = await aStation(t.tenantId, t.key, { connector_count: 1 });
     const password = "payments-flow-pass-01";
-    await call("PUT", `/v1/tenants/${t.tenantId}/stations/${station.id}/credentials`, {
-      key: t.key,
-      body: { password },
-      idempotencyKey: idem(),
-    });
+    const station = await aStationWithPassword(t, password);
     const charger = aCharger({
       url: gw.url,
       identity: station.name,

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../server/db";
 import { newId } from "../server/lib/ids";
-import { call, idem } from "../server/testing/api";
-import { aStation, aTenantWithKey } from "../server/testing/builders";
+import { aStationWithPassword, aTenantWithKey } from "../server/testing/builders";
 import { aCharger, startTestGateway, waitUntil } from "./testing";
 
 let gw: Awaited<ReturnType<typeof startTestGateway>>;
@@ -16,12 +15,7 @@ afterAll(async () => {
 describe("an operation whose NOTIFY the gateway missed", () => {
   it("is sent by the gateway's own re-dispatch job, which the sweep puts on the gateway's queue", async () => {
     const t = await aTenantWithKey();
-    const station = await aStation(t.tenantId, t.key, { connector_count: 1 });
-    await call("PUT", `/v1/tenants/${t.tenantId}/stations/${station.id}/credentials`, {
-      key: t.key,
-      body: { password: "missed-notify-password-1" },
-      idempotencyKey: idem(),
-    });
+    const station = await aStationWithPassword(t, "missed-notify-password-1");
     const charger = aCharger({
       url: gw.url,
       identity: station.name,

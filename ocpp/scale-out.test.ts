@@ -4,7 +4,7 @@ import { startJobRunner, type JobRunner } from "../server/jobs/runner";
 import { newId } from "../server/lib/ids";
 import { releaseDeadGatewaysJob } from "../server/maintenance/maintenance-jobs";
 import { call, idem } from "../server/testing/api";
-import { aStation, aTenantWithKey } from "../server/testing/builders";
+import { aStationWithPassword, aTenantWithKey } from "../server/testing/builders";
 import { aCharger, startTestGateway, waitUntil } from "./testing";
 
 /** Two gateways and two job runners on one database stand in for two `ocpp` processes. */
@@ -34,12 +34,7 @@ const PASSWORD = "scale-out-password-1";
 
 async function setup() {
   const t = await aTenantWithKey();
-  const station = await aStation(t.tenantId, t.key, { connector_count: 1 });
-  await call("PUT", `/v1/tenants/${t.tenantId}/stations/${station.id}/credentials`, {
-    key: t.key,
-    body: { password: PASSWORD },
-    idempotencyKey: idem(),
-  });
+  const station = await aStationWithPassword(t, PASSWORD);
   const read = async () =>
     (await call("GET", `/v1/tenants/${t.tenantId}/stations/${station.id}`, { key: t.key })).body;
   const command = (body: unknown) =>

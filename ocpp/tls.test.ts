@@ -3,8 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { RPCClient } from "ocpp-rpc";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, idem } from "../server/testing/api";
-import { aStation, aTenantWithKey } from "../server/testing/builders";
+import { aStationWithPassword, aTenantWithKey } from "../server/testing/builders";
 import { selfSignedCertificate } from "../server/testing/certificates";
 import { strictModeValidators } from "./protocol/validators";
 import { startTestGateway } from "./testing";
@@ -25,12 +24,7 @@ afterAll(async () => {
 describe("OCPP over TLS", () => {
   it("accepts a charger over wss:// that trusts the certificate, with its password", async () => {
     const t = await aTenantWithKey();
-    const station = await aStation(t.tenantId, t.key, { connector_count: 1 });
-    await call("PUT", `/v1/tenants/${t.tenantId}/stations/${station.id}/credentials`, {
-      key: t.key,
-      body: { password: "tls-password-000001" },
-      idempotencyKey: idem(),
-    });
+    const station = await aStationWithPassword(t, "tls-password-000001");
     const options = (password: string, ca?: Buffer) =>
       <ConstructorParameters<typeof RPCClient>[0]>{
         endpoint: gw.url,

@@ -5,27 +5,6 @@ import { deadGatewayIds } from "./gateways";
 
 export type ChargerContext = { stationId: number; tenantId: number; protocol: string };
 
-/**
- * The station's socket on this gateway closed (one change alone; a gateway records its bursts
- * through `recordConnectionChanges`). `connectedAt` identifies the connection, so a late close of
- * an older one cannot mark a newer one offline. Written station row first, then the event (the
- * lock order at `appendEvent`), and run again after a deadlock or serialization failure, so a
- * connection change is never lost to a concurrent operation's outcome.
- */
-export async function recordDisconnected({
-  db,
-  station,
-  gatewayId,
-  connectedAt,
-}: {
-  db: Db;
-  station: { id: number; tenantId: number };
-  gatewayId: string;
-  connectedAt: Date;
-}) {
-  await recordConnectionChanges(db, gatewayId, [{ kind: "disconnected", station, connectedAt }]);
-}
-
 export type ConnectionChange =
   | { kind: "connected"; station: { id: number; tenantId: number }; protocol: string; at: Date }
   | { kind: "disconnected"; station: { id: number; tenantId: number }; connectedAt: Date };
@@ -133,21 +112,42 @@ async function applyRun(tx: DbTx, gatewayId: string, run: readonly ConnectionCha
   });
 }
 
+/** Changes one transaction records at most: a gateway's recorder batches alike. */
+export const CONNECTION_BATCH_SIZE = 100;
+
+/**
+ * Stations still held by these gateways go offline, with their events, in batches of one
+ * gateway's stations of one tenant (`recordConnectionChanges`): a gateway's thousands of stations
+ * cost tens of transactions, not thousands. Each change names the connection it ends, so a station
+ * another gateway took meanwhile stays online. Every batch is tried; a failure is thrown after.
+ */
+export async function releaseStationsOf({ db, gatewayIds }: { db: Db; gatewayIds: string[] }) {
+  const stations = await db.station.findMany({
+    where: { gatewayId: { in: gatewayIds } },
+    select: { id: true, tenantId: true, gatewayId: true, connectedAt: true },
+    orderBy: { id: "asc" },
+  });
+  const groups = new Map<string, { gatewayId: string; changes: ConnectionChange[] }>();
+  for (const { id, tenantId, gatewayId, connectedAt } of stations) {
+    if (!gatewayId || !connectedAt) continue;
+    const key = `${gatewayId}/${tenantId}`;
+    const group = groups.get(key) ?? { gatewayId, changes: [] };
+    group.changes.push({ kind: "disconnected", station: { id, tenantId }, connectedAt });
+    groups.set(key, group);
+  }
+  const failures: unknown[] = [];
+  for (const { gatewayId, changes } of groups.values())
+    for (let i = 0; i < changes.length; i += CONNECTION_BATCH_SIZE)
+      await recordConnectionChanges(
+        db,
+        gatewayId,
+        changes.slice(i, i + CONNECTION_BATCH_SIZE),
+      ).catch((error: unknown) => failures.push(error));
+  if (failures.length) throw new AggregateError(failures, "recording disconnects failed");
+  return stations.length;
+}
+
 /** Stations held by gateways that are not alive (`./gateways`) go offline, with their events. */
 export async function releaseDeadGateways({ db }: { db: Db }) {
-  const stations = await db.station.findMany({
-    where: { gatewayId: { in: await deadGatewayIds(db) } },
-    select: { id: true, tenantId: true, gatewayId: true, connectedAt: true },
-  });
-  for (const s of stations) {
-    if (s.gatewayId && s.connectedAt) {
-      await recordDisconnected({
-        db,
-        station: s,
-        gatewayId: s.gatewayId,
-        connectedAt: s.connectedAt,
-      });
-    }
-  }
-  return stations.length;
+  return releaseStationsOf({ db, gatewayIds: await deadGatewayIds(db) });
 }

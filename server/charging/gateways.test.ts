@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { db } from "../db";
+import { db, type Db } from "../db";
 import { newId } from "../lib/ids";
 import { call, idem } from "../testing/api";
-import { aStation, aTenantWithKey } from "../testing/builders";
+import { registerStation } from "../stations/register-station";
+import { aLocation, aStation, aTenantWithKey, uniqueStationName } from "../testing/builders";
 import { rejectUnreachableOperations } from "../operations/reject-unreachable-operations";
 import { settleOrphanedOperations } from "../operations/settle-orphaned-operations";
 import { releaseDeadGateways } from "./connections";
@@ -136,6 +137,90 @@ describe("whether a gateway is alive", () => {
         claimed: alive ? "dispatching" : "unknown",
         heldBy: alive ? id : null,
       });
+    }
+  });
+});
+
+describe("releaseDeadGateways", () => {
+  /** `count` stations of a new tenant, held by `gatewayId` since `connectedAt` */
+  async function stationsHeldBy(gatewayId: string, count: number, connectedAt: Date) {
+    const t = await aTenantWithKey();
+    const location = await aLocation(t.tenantId, t.key);
+    for (let i = 0; i < count; i++)
+      await registerStation({
+        tenantId: t.tenantId,
+        input: { name: uniqueStationName(), location_id: location.id, connector_count: 1 },
+      });
+    await db().station.updateMany({
+      where: { tenantId: t.tenantId },
+      data: { gatewayId, protocol: "ocpp1.6", connectedAt, lastSeenAt: connectedAt },
+    });
+    return {
+      tenantId: t.tenantId,
+      stations: await db().station.findMany({
+        where: { tenantId: t.tenantId },
+        orderBy: { id: "asc" },
+      }),
+    };
+  }
+
+  it("releases a dead gateway's stations in a few transactions, one event each, and leaves a station another gateway took meanwhile online", async () => {
+    const dead = newId("gw");
+    const live = newId("gw");
+    await registerGateway(db(), dead);
+    await registerGateway(db(), live);
+    await recordGatewayStopped(db(), dead);
+    const connectedAt = ago(60_000);
+    const tenants = [
+      await stationsHeldBy(dead, 230, connectedAt),
+      await stationsHeldBy(dead, 40, connectedAt),
+    ];
+    const taken = tenants[1]!.stations[0]!;
+    const takenAt = new Date();
+    // Counts transactions, and has the live gateway take one station once the release has read
+    // which stations to release, as a charger reconnecting at that moment would.
+    let transactions = 0;
+    const watched = db().$extends({
+      client: {
+        $transaction(...args: Parameters<Db["$transaction"]>) {
+          transactions += 1;
+          return db().$transaction(...args);
+        },
+      },
+      query: {
+        station: {
+          async findMany({ args, query }) {
+            const found = await query(args);
+            await db().station.update({
+              where: { id: taken.id },
+              data: { gatewayId: live, connectedAt: takenAt },
+            });
+            return found;
+          },
+        },
+      },
+    }) as unknown as Db;
+
+    expect(await releaseDeadGateways({ db: watched })).toBe(270);
+
+    expect(transactions).toBe(4); // 230 = 100 + 100 + 30 of one tenant, 40 of the other
+    const still = await db().station.findMany({
+      where: { gatewayId: { not: null }, tenantId: { in: tenants.map((t) => t.tenantId) } },
+    });
+    expect(still.map((s) => [s.id, s.gatewayId])).toEqual([[taken.id, live]]);
+    for (const t of tenants) {
+      const events = await db().event.findMany({
+        where: { tenantId: t.tenantId, type: { startsWith: "station." } },
+        orderBy: { sequence: "asc" },
+      });
+      const expected = t.stations
+        .filter((s) => s.id !== taken.id)
+        .map((s) => [
+          s.id,
+          "station.disconnected",
+          { station_id: s.id, online: false, last_seen: connectedAt.toISOString() },
+        ]);
+      expect(events.map((e) => [e.stationId, e.type, e.data])).toEqual(expected);
     }
   });
 });

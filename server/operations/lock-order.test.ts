@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { recordDisconnected } from "../charging/connections";
+import { recordConnectionChanges } from "../charging/connections";
 import { db, type Db } from "../db";
 import { isRetryableConflict } from "../db/retry";
 import { appendEvent } from "../events/append-event";
@@ -98,12 +98,13 @@ describe("lock order", () => {
       return Promise.resolve();
     }, conflicts);
 
-    const disconnect = recordDisconnected({
-      db: disconnectDb,
-      station: { id: s.station.id, tenantId: s.tenantId },
-      gatewayId: s.gatewayId,
-      connectedAt: s.connectedAt,
-    });
+    const disconnect = recordConnectionChanges(disconnectDb, s.gatewayId, [
+      {
+        kind: "disconnected",
+        station: { id: s.station.id, tenantId: s.tenantId },
+        connectedAt: s.connectedAt,
+      },
+    ]);
     await disconnectHoldsStation.opened;
     const outcome = outcomeDb.$transaction((tx) =>
       completeOperation(tx, s.operation.id, {

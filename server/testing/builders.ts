@@ -96,7 +96,8 @@ export async function aStationWithPassword(
     `/v1/tenants/${tenant.tenantId}/stations/${station.id}/credentials`,
     { key: tenant.key, body: { password }, idempotencyKey: idem() },
   );
-  if (res.status !== 202 || (res.body as { status?: string }).status !== "succeeded")
+  const body = res.body as { status?: string; result?: { applied?: string } };
+  if (res.status !== 202 || body.status !== "succeeded" || body.result?.applied !== "stored")
     throw new Error(`storing the station's password failed: ${JSON.stringify(res.body)}`);
   return station;
 }
