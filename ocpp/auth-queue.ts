@@ -26,17 +26,19 @@ export const DEFAULT_CHECK_QUEUE: CheckQueueOptions = {
  * connection recorder's batched transactions), so a storm's database work stays bounded while the
  * chargers' own BootNotifications (batched too) still find a connection in the pool of 10. 64 at
  * once keep those batches full: with 16, a storm of 5,000 came back in 44 s against 38 s with 64,
- * and with a third fewer refusals (bench/README.md, `storm.ts`). 512 waiting is about two seconds
- * of handshakes at the rate this machine admits; a handshake that would wait longer, or finds the
- * line full, is answered 503 at once and its charger retries, rather than waiting until its own
- * timeout drops it. Lines are round-robin by address, so each retry has a fair chance, and every
+ * and with a third fewer refusals (bench/README.md, `storm.ts`). 1,024 waiting, each for at most
+ * 5 s, is about five seconds of handshakes at the rate this machine admits (about 200 a second),
+ * well within a charger's own handshake timeout: a shorter line (512, 2 s) turned more chargers
+ * away after they had waited (a 19,000 storm: 60,000 refusals against 44,000, back in 137 s
+ * against 122 s, on a loaded machine). A handshake that finds the line full, or waits its 5 s, is
+ * answered 503 and its charger retries, rather than waiting until its own timeout drops it. Lines are round-robin by address, so each retry has a fair chance, and every
  * charger that keeps retrying gets in once the storm's rate falls to what the gateway admits.
  */
 export const DEFAULT_HANDSHAKE_GATE: CheckQueueOptions = {
   concurrency: 64,
   maxWaitingPerAddress: 64,
-  maxWaiting: 512,
-  maxWaitMs: 2_000,
+  maxWaiting: 1_024,
+  maxWaitMs: 5_000,
 };
 
 /** Longest an accepted handshake holds its gate turn while its connection is being recorded. */
