@@ -14,6 +14,9 @@ import { log } from "../server/log";
 import { createGateway } from "./gateway";
 import { createOcppServer } from "./http-server";
 
+/** Connections the kernel may hold for the gateway to accept. */
+const OCPP_ACCEPT_BACKLOG = 4_096;
+
 async function main() {
   const config = envOrExit();
   if (!config.databaseUrl) {
@@ -35,7 +38,12 @@ async function main() {
   });
   const tls = config.ocppTls ?? undefined;
   const server = createOcppServer({ gateway, db: db(), ...(tls ? { tls } : {}) });
-  await new Promise<void>((resolve) => server.listen(config.ocppPort, resolve));
+  // A reconnect storm opens thousands of connections at once: past the accept queue (Node's
+  // default 511) the kernel drops them and each charger waits out a TCP retransmit. The kernel
+  // caps this at net.core.somaxconn.
+  await new Promise<void>((resolve) =>
+    server.listen({ port: config.ocppPort, backlog: OCPP_ACCEPT_BACKLOG }, resolve),
+  );
   log.info("ocpp gateway listening", {
     port: config.ocppPort,
     tls: Boolean(tls),
