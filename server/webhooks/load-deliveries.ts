@@ -1,4 +1,4 @@
-import type { DbTx } from "../db";
+import { queryRows, type DbTx } from "../db";
 import { Prisma, type Event } from "../generated/prisma/client";
 
 /**
@@ -44,7 +44,7 @@ export async function loadDeliveries(
   db: DbTx,
   keys: readonly DeliveryKey[],
 ): Promise<Map<string, LoadedDelivery>> {
-  const rows = await db.$queryRaw<Row[]>(deliveriesStatement(keys));
+  const rows = await queryRows<Row>(db, deliveriesStatement(keys));
   return new Map(
     rows.map((r) => [
       r.id,
