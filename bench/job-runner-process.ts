@@ -6,13 +6,15 @@
 import { db } from "../server/db";
 import { startJobRunner } from "../server/jobs/runner";
 import { deliverWebhook } from "../server/webhooks/deliver-webhook";
+import { loadDeliveries } from "../server/webhooks/load-deliveries";
 import { noopJob } from "./job-definitions";
 
 const definitions = process.argv[2] === "noop" ? [noopJob] : [deliverWebhook];
-// Warm up before saying ready: the first queries load Prisma's query compiler and the modules a
+// Warm up before saying ready: the first queries load the client and the modules a
 // job imports, a one-off cost per process that is not the steady rate being measured.
-await db().webhookDelivery.findUnique({ where: { id: "warm-up" }, include: { endpoint: true } });
-await db().event.findFirst({ where: { id: "warm-up" } });
+await loadDeliveries(db(), [
+  { deliveryId: "warm-up", event: { id: "warm-up", type: "warm-up", createdAt: new Date() } },
+]);
 await db().$queryRaw`SELECT 1`;
 const runner = await startJobRunner({
   db: db(),

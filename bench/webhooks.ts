@@ -33,13 +33,19 @@ async function workers(count: number) {
   const children: ChildProcess[] = [];
   await Promise.all(
     Array.from({ length: count }, () => {
+      // BENCH_PROFILE=<dir>: each worker writes a CPU profile there when it exits
+      const profile = process.env.BENCH_PROFILE
+        ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`, "--import", "tsx"]
+        : null;
       const child = spawn(
-        "node_modules/.bin/tsx",
-        ["--conditions=react-server", "bench/job-runner-process.ts", "webhooks"],
-        {
-          env: process.env,
-          stdio: ["ignore", "pipe", "inherit"],
-        },
+        profile ? process.execPath : "node_modules/.bin/tsx",
+        [
+          ...(profile ?? []),
+          "--conditions=react-server",
+          "bench/job-runner-process.ts",
+          "webhooks",
+        ],
+        { env: process.env, stdio: ["ignore", "pipe", "inherit"] },
       );
       children.push(child);
       return new Promise<void>((resolve) => child.stdout.once("data", () => resolve()));

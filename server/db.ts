@@ -4,7 +4,7 @@
 import "server-only";
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
-import { PrismaClient } from "./generated/prisma/client";
+import { PrismaClient, type Prisma } from "./generated/prisma/client";
 import { env } from "./env";
 
 export type Db = InstanceType<typeof PrismaClient>;
@@ -44,8 +44,24 @@ export function db(): Db {
       adapter: new PrismaPg(pool, { disposeExternalPool: true }),
     });
     globalForDb.__dbPool = pool;
+    poolsOfClients.set(globalForDb.__db, pool);
   }
   return globalForDb.__db;
+}
+
+const poolsOfClients = new WeakMap<object, pg.Pool>();
+
+/**
+ * One statement on the client's own pool, past Prisma's query engine, which costs CPU on every
+ * query (its interpreter and result mapping): for the job kernel's and webhook delivery's hot
+ * statements. An interactive transaction, or a client whose pool is not ours, goes through
+ * `$queryRaw`, so the statement runs where the caller's other writes do. The rows are pg's, the
+ * same as `$queryRaw`'s for every type but int8 (a string here, a bigint there): cast counts.
+ */
+export async function queryRows<T>(client: DbTx, sql: Prisma.Sql): Promise<T[]> {
+  const pool = poolsOfClients.get(client);
+  if (!pool) return client.$queryRaw<T[]>(sql);
+  return (await pool.query<T & pg.QueryResultRow>(sql.text, sql.values)).rows;
 }
 
 /** The pool under `db()`, once it exists (for the pool gauges). */

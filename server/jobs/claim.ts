@@ -1,4 +1,4 @@
-import type { DbTx } from "../db";
+import { queryRows, type DbTx } from "../db";
 import { Prisma } from "../generated/prisma/client";
 import type { JobDefinition } from "./define-job";
 
@@ -66,7 +66,9 @@ async function claim(db: DbTx, options: Omit<ClaimOptions, "queues">, due: Prism
   const leases = options.definitions.map((d) => d.leaseMs);
   // While running, run_at is the lease's end: the one index on run_at finds both what falls due
   // and what a dead runner left behind.
-  return db.$queryRaw<ClaimedJob[]>`
+  return queryRows<ClaimedJob>(
+    db,
+    Prisma.sql`
     WITH due AS (${due}),
          lease AS (SELECT * FROM unnest(${names}::text[], ${leases}::int[]) AS l(name, ms))
     UPDATE jobs j
@@ -75,5 +77,6 @@ async function claim(db: DbTx, options: Omit<ClaimOptions, "queues">, due: Prism
            run_at = ${options.now}::timestamptz + lease.ms * interval '1 millisecond'
       FROM due, lease
      WHERE j.id = due.id AND lease.name = j.name
-    RETURNING j.id, j.name, j.queue, j.payload, j.attempt, j.lease_until AS "leaseUntil"`;
+    RETURNING j.id, j.name, j.queue, j.payload, j.attempt, j.lease_until AS "leaseUntil"`,
+  );
 }

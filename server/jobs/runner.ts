@@ -17,7 +17,11 @@ export type JobRunnerOptions = {
   definitions: readonly JobDefinition[];
   /** the queues this runner serves; a job in another queue is left to runners that serve it */
   queues?: readonly string[];
-  /** jobs run at once by this runner */
+  /**
+   * jobs run at once by this runner (default 50). Under a backlog a claim takes the free half of
+   * the slots, and the jobs of a claim share their reads and settles: more slots, fewer statements
+   * per job (bench/README.md, webhooks.ts).
+   */
   concurrency?: number;
   /** how often it looks for due work without a NOTIFY (retries, cron slots, lapsed leases) */
   pollMs?: number;
@@ -55,7 +59,7 @@ export async function startJobRunner(options: JobRunnerOptions): Promise<JobRunn
   const definitions = [...byId.values()];
   const queues = options.queues ?? [DEFAULT_QUEUE];
   const served = new Set(queues);
-  const concurrency = options.concurrency ?? 20;
+  const concurrency = options.concurrency ?? 50;
   const refillAt = Math.floor(concurrency / 2);
   const pollMs = options.pollMs ?? 1_000;
   const now = options.now ?? (() => new Date());

@@ -1,4 +1,4 @@
-import type { DbTx } from "../db";
+import { queryRows, type DbTx } from "../db";
 import { Prisma } from "../generated/prisma/client";
 import type { Settled } from "./define-job";
 import { settleStatement } from "./settle";
@@ -39,9 +39,12 @@ export async function settleJobs(db: DbTx, requests: readonly SettleRequest[]): 
   const counts = requests.map(
     (_, i) => Prisma.sql`(SELECT count(*) FROM ${cteNames(i)("job")})::int`,
   );
-  const rows = await db.$queryRaw<{ settled: number[] }[]>`
-    WITH ${Prisma.join(parts, ", ")}
-    SELECT ARRAY[${Prisma.join(counts, ", ")}] AS settled`;
+  const rows = await queryRows<{ settled: number[] }>(
+    db,
+    Prisma.sql`
+      WITH ${Prisma.join(parts, ", ")}
+      SELECT ARRAY[${Prisma.join(counts, ", ")}] AS settled`,
+  );
   const settled = rows[0]?.settled ?? [];
   return requests.map((_, i) => settled[i] === 1);
 }

@@ -7,6 +7,7 @@ import { Prisma } from "../generated/prisma/client";
 import { open } from "../lib/secret-box";
 import { isApiVersion, LATEST_VERSION } from "../versions";
 import { systemResolver, type Resolver } from "./destination";
+import { deliveryLoader, type DeliveryKey, type LoadedDelivery } from "./load-deliveries";
 import { sendAttempt, type TestNetwork } from "./send-attempt";
 import { signatureHeader } from "./signature";
 
@@ -27,6 +28,17 @@ export type DeliveryNetwork = {
 };
 
 /**
+ * The delivery's id, and its event's whole key (`events` is keyed by id, type and creation time,
+ * and partitioned by the last two), so the event is read from its own partition. Jobs queued
+ * before the key was carried have the delivery's id alone: their event is found through the
+ * delivery row.
+ */
+const deliveryPayload = z.object({
+  delivery_id: z.string(),
+  event: z.object({ id: z.string(), type: z.string(), created_at: z.iso.datetime() }).optional(),
+});
+
+/**
  * Delivery of one event to one endpoint, as a job: one job per delivery row (keyed by the
  * delivery's id), enqueued by the fan-out in the event's transaction. Each claim makes one
  * attempt; a failed attempt is retried on the contract's schedule (the job's backoff), and the
@@ -37,12 +49,22 @@ export type DeliveryNetwork = {
  * on every attempt.
  */
 export function deliveryJob(network: () => DeliveryNetwork) {
+  const load = deliveryLoader();
   return defineJob({
     id: "webhooks.deliver",
-    payload: z.object({ delivery_id: z.string() }),
+    payload: deliveryPayload,
     retry: { maxAttempts: MAX_ATTEMPTS, backoff: stepBackoff(RETRY_DELAYS_MS, LATER_RETRY_MS) },
     leaseMs: DELIVERY_LEASE_MS,
-    handler: ({ delivery_id }, ctx) => attempt(delivery_id, ctx, network()),
+    handler: (payload, ctx) => {
+      const { delivery_id: deliveryId, event } = payload;
+      const key: DeliveryKey = {
+        deliveryId,
+        ...(event && {
+          event: { id: event.id, type: event.type, createdAt: new Date(event.created_at) },
+        }),
+      };
+      return attempt(deliveryId, ctx, network(), () => load(ctx.db, key));
+    },
     // The kernel failed the job (an error on the last attempt, or its runner died): say so.
     onFailed: async (tx, { delivery_id }, { error }) => {
       await tx.webhookDelivery.updateMany({
@@ -59,12 +81,14 @@ export const deliverWebhook = deliveryJob(() => ({
   resolve: systemResolver,
 }));
 
-async function attempt(deliveryId: string, ctx: JobContext, network: DeliveryNetwork) {
+async function attempt(
+  deliveryId: string,
+  ctx: JobContext,
+  network: DeliveryNetwork,
+  load: () => Promise<LoadedDelivery | null>,
+) {
   const { db } = ctx;
-  const delivery = await db.webhookDelivery.findUnique({
-    where: { id: deliveryId },
-    include: { endpoint: true },
-  });
+  const delivery = await load();
   // Settled already: the endpoint was disabled (its deliveries failed), or retention removed it.
   if (!delivery || delivery.status !== "queued") return;
   if (delivery.endpoint.status !== "active") {
@@ -78,7 +102,10 @@ async function attempt(deliveryId: string, ctx: JobContext, network: DeliveryNet
     );
     return;
   }
-  const event = await db.event.findFirstOrThrow({ where: { id: delivery.eventId } });
+  const event = delivery.event;
+  // The event's partition was dropped by retention while its delivery still waited: a failure,
+  // retried on the schedule like any other, as the lookup that threw here did before.
+  if (!event) throw new Error(`event of delivery ${deliveryId} not found`);
   const version = isApiVersion(delivery.endpoint.apiVersion)
     ? delivery.endpoint.apiVersion
     : LATEST_VERSION;

@@ -38,7 +38,13 @@ export async function enqueueDeliveries(tx: DbTx, event: Event, deliverOnlyTo?: 
         nextAttemptAt: event.createdAt,
       },
     });
-    await enqueue(tx, deliverWebhook, { delivery_id: id }, { key: id, runAt: event.createdAt });
+    const key = { id: event.id, type: event.type, created_at: event.createdAt.toISOString() };
+    await enqueue(
+      tx,
+      deliverWebhook,
+      { delivery_id: id, event: key },
+      { key: id, runAt: event.createdAt },
+    );
     queued++;
   }
   return queued;
