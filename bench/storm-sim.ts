@@ -85,7 +85,14 @@ if (job.kind === "arrivals") {
       }
     }),
   );
-  print({ connectMs, bootStatusMs, dropped, seconds: (performance.now() - started) / 1000 });
+  const cpu = process.cpuUsage();
+  print({
+    connectMs,
+    bootStatusMs,
+    dropped,
+    seconds: (performance.now() - started) / 1000,
+    cpuMs: (cpu.user + cpu.system) / 1000,
+  });
   await Promise.all(clients.map((c) => c.close({ force: true }).catch(() => undefined)));
   process.exit(0);
 } else {

@@ -141,7 +141,13 @@ try {
       dropped_by_reason: dropped,
       connect: latency(connectMs),
       boot_status: latency(bootStatusMs),
-      cpu_per_booted_charger: cpuPerCharger(cpuBefore, cpuAfter, bootStatusMs.length),
+      cpu_per_booted_charger: {
+        ...cpuPerCharger(cpuBefore, cpuAfter, bootStatusMs.length),
+        // the load generator's own share of the two cores (its whole life, start-up included)
+        simulator_ms: bootStatusMs.length
+          ? round2((line.cpuMs as number) / bootStatusMs.length)
+          : null,
+      },
       seconds: round2(line.seconds as number),
       load_average_1m: round2(load),
     };
