@@ -30,6 +30,7 @@ const SOURCES = [
   "components",
   "public",
   "next.config.ts",
+  "instrumentation.ts",
   "proxy.ts",
   "package-lock.json",
   "prisma/schema.prisma",

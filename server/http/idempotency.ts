@@ -86,14 +86,13 @@ export async function withIdempotency(
         return { status: existing.responseStatus, body: existing.responseBody, replayed: true };
       }
       const response = await run(tx);
-      await tx.idempotencyRecord.update({
-        where: { apiKeyId_key: { apiKeyId: scope.apiKeyId, key: scope.key } },
-        data: {
-          responseStatus: response.status,
-          responseBody: response.body as object,
-          completedAt: new Date(),
-        },
-      });
+      // The body as JSON text, as Prisma writes a Json column; no body (a 204) leaves it NULL.
+      const body = response.body === undefined ? null : JSON.stringify(response.body);
+      await tx.$executeRaw`
+        UPDATE idempotency_records
+           SET response_status = ${response.status}, response_body = ${body}::jsonb,
+               completed_at = ${new Date()}
+         WHERE api_key_id = ${scope.apiKeyId} AND key = ${scope.key}`;
       return { ...response, replayed: false };
     },
     { maxWait: 15_000, timeout: 30_000 },

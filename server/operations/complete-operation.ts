@@ -1,9 +1,9 @@
 import type { DbTx } from "../db";
-import { lockStation } from "../db/locks";
-import type { Prisma } from "../generated/prisma/client";
+import type { Operation } from "../generated/prisma/client";
 import { appendEvent } from "../events/append-event";
 import { operationKind } from "./kinds";
 import type { Outcome } from "./kinds/kind";
+import { OPERATION_COLUMNS } from "./operation-row";
 import { OUTCOME_CHANNEL } from "./outcome-notices";
 import { presentOperation } from "./present-operation";
 
@@ -16,25 +16,24 @@ import { presentOperation } from "./present-operation";
  * operation's station before the operation row (the lock order at `appendEvent`).
  */
 export async function completeOperation(tx: DbTx, operationId: string, outcome: Outcome) {
-  const current = await tx.operation.findUnique({
-    where: { id: operationId },
-    select: { status: true, stationId: true },
-  });
+  // Its state and, while it is dispatching, its station's lock: one statement (it was two).
+  const [current] = await tx.$queryRaw<{ status: string; stationLocked: number | null }[]>`
+    SELECT o.status,
+           (SELECT s.id FROM stations s WHERE s.id = o.station_id AND o.status = 'dispatching'
+               FOR NO KEY UPDATE) AS "stationLocked"
+      FROM operations o WHERE o.id = ${operationId}`;
   if (current?.status !== "dispatching") return null;
-  if (current.stationId) await lockStation(tx, current.stationId);
-  const [row] = await tx.operation.updateManyAndReturn({
-    where: { id: operationId, status: "dispatching" },
-    data: {
-      status: outcome.status,
-      result: outcome.result as Prisma.InputJsonObject,
-      completedAt: new Date(),
-      // A final operation is never sent: its secret (a pushed password) is not kept.
-      secret: null,
-    },
-  });
+  // The final state and the 202's wake-up (delivered at commit, `waitForOperation`) in one
+  // statement. A final operation is never sent: its secret (a pushed password) is not kept.
+  const [row] = await tx.$queryRaw<Operation[]>`
+    WITH op AS (
+      UPDATE operations
+         SET status = ${outcome.status}, result = ${JSON.stringify(outcome.result)}::jsonb,
+             completed_at = ${new Date()}, secret = NULL
+       WHERE id = ${operationId} AND status = 'dispatching'
+      RETURNING ${OPERATION_COLUMNS})
+    SELECT op.* FROM op, pg_notify(${OUTCOME_CHANNEL}, op.id)`;
   if (!row) return null;
-  // Delivered at commit: wakes the API's 202 waiting for this outcome (`waitForOperation`).
-  await tx.$executeRaw`SELECT pg_notify(${OUTCOME_CHANNEL}, ${operationId})`;
   await operationKind(row.scope).onSettled?.(tx, row, outcome);
   const operation = presentOperation(row);
   await appendEvent({

@@ -1,8 +1,10 @@
 import { db as defaultDb, type Db, type DbTx } from "../db";
+import { gatewayAlive } from "../charging/gateways";
 import { DomainError, notFound } from "../errors";
 import { issueToken } from "../charging/authorize-token";
 import type { Command } from "./command-schema";
 import { createOperation } from "./create-operation";
+import { readOperation } from "./operation-row";
 import { outcomeNotices, type OutcomeNotices } from "./outcome-notices";
 import { presentOperation } from "./present-operation";
 
@@ -29,30 +31,45 @@ export async function createCommand({
   command,
   db = defaultDb(),
 }: CreateCommandOptions) {
-  const station = await db.station.findFirst({
-    where: { id: stationId, tenantId },
-    include: { connectors: true },
-  });
+  const connectorId = "connector_id" in command ? command.connector_id : null;
+  const transactionId = command.action === "stop" ? command.transaction_id : null;
+  // What the command names and who holds the station, in one statement (Prisma's include and the
+  // gateway read took three): the station, the connector and transaction it names, if they are the
+  // station's, and the live gateway holding its socket (`owningGateway`'s rule).
+  const [station] = await db.$queryRaw<
+    {
+      connectorFound: boolean;
+      transactionFound: boolean;
+      transactionEnded: boolean;
+      gatewayId: string | null;
+    }[]
+  >`
+    SELECT EXISTS (SELECT 1 FROM connectors c WHERE c.station_id = s.id AND c.id = ${connectorId})
+             AS "connectorFound",
+           t.id IS NOT NULL AS "transactionFound", t.ended_at IS NOT NULL AS "transactionEnded",
+           g.id AS "gatewayId"
+      FROM stations s
+      LEFT JOIN transactions t ON t.id = ${transactionId} AND t.station_id = s.id
+                              AND t.tenant_id = s.tenant_id
+      LEFT JOIN gateways g ON g.id = s.gateway_id AND ${gatewayAlive("g")}
+     WHERE s.id = ${stationId} AND s.tenant_id = ${tenantId}`;
   if (!station) throw notFound("station");
-  if ("connector_id" in command && !station.connectors.some((c) => c.id === command.connector_id))
+  if (connectorId !== null && !station.connectorFound)
     throw new DomainError(
       "connector_not_found",
       "connector_id names no connector of this station.",
       { fields: [{ field: "connector_id", message: "names no connector of this station" }] },
     );
-  if (command.action === "stop") {
-    const transaction = await db.transaction.findFirst({
-      where: { id: command.transaction_id, stationId, tenantId },
-    });
-    if (!transaction)
+  if (transactionId !== null) {
+    if (!station.transactionFound)
       throw new DomainError(
         "transaction_not_found",
         "transaction_id names no transaction of this station.",
         { fields: [{ field: "transaction_id", message: "names no transaction of this station" }] },
       );
-    if (transaction.endedAt)
+    if (station.transactionEnded)
       throw new DomainError("transaction_ended", "The transaction has already ended.", {
-        transaction_id: transaction.id,
+        transaction_id: transactionId,
       });
   }
   const operation = await createOperation({
@@ -63,6 +80,7 @@ export async function createCommand({
     scope: "station.command",
     action: command.action,
     request: command,
+    gatewayId: station.gatewayId,
   });
   // The token the charger will present for this start is the service's own: valid for a day.
   if (command.action === "start" && operation.status === "dispatching")
@@ -97,7 +115,7 @@ export async function waitForOperation({
   const notice = timeoutMs > 0 ? await notices.subscribe(operationId) : null;
   try {
     for (;;) {
-      const row = await db.operation.findUniqueOrThrow({ where: { id: operationId } });
+      const row = await readOperation(db, operationId);
       const left = deadline - Date.now();
       if (row.status !== "dispatching" || left <= 0 || !notice) return presentOperation(row);
       await notice.next(Math.min(pollMs, left));

@@ -1,11 +1,12 @@
 import { db as defaultDb, type DbTx } from "../db";
 import { owningGateway } from "../charging/gateways";
-import type { Prisma } from "../generated/prisma/client";
+import type { Operation, Prisma } from "../generated/prisma/client";
 import { newId } from "../lib/ids";
 import { seal } from "../lib/secret-box";
 import { completeOperation } from "./complete-operation";
 import { operationKind } from "./kinds";
 import type { Outcome } from "./kinds/kind";
+import { OPERATION_COLUMNS } from "./operation-row";
 import { presentOperation } from "./present-operation";
 
 export const stationOffline = () => ({
@@ -27,6 +28,8 @@ export type CreateOperationOptions = {
   secret?: string;
   /** decided at creation: the operation is final at once (event, `onSettled`), nothing is sent */
   outcome?: Outcome;
+  /** the station's live gateway (or null), when the caller already read it in this transaction */
+  gatewayId?: string | null;
   db?: DbTx;
 };
 
@@ -40,6 +43,7 @@ export async function createOperation({
   db = defaultDb(),
   secret,
   outcome,
+  gatewayId,
   ...o
 }: CreateOperationOptions) {
   const kind = operationKind(o.scope);
@@ -58,16 +62,28 @@ export async function createOperation({
     request: o.request as Prisma.InputJsonObject,
     status: "dispatching",
   };
-  const settled = outcome ?? ((await owningGateway(db, o.stationId)) ? null : offline());
+  let settled = outcome;
+  if (!settled) {
+    const gateway = gatewayId === undefined ? await owningGateway(db, o.stationId) : gatewayId;
+    if (!gateway) settled = offline();
+  }
   if (settled) {
     await db.operation.create({ data });
     return (await completeOperation(db, id, settled))!;
   }
-  const row = await db.operation.create({
-    data: { ...data, ...(secret !== undefined ? { secret: seal(secret) } : {}) },
-  });
-  await db.$executeRaw`SELECT pg_notify('operations', ${id})`;
-  return presentOperation(row);
+  // The row and the gateways' wake-up in one statement: the NOTIFY is delivered at commit, so a
+  // gateway never looks for an operation that is not there yet. created_at is this process's
+  // clock, as Prisma's create sets it.
+  const [row] = await db.$queryRaw<Operation[]>`
+    WITH op AS (
+      INSERT INTO operations (id, tenant_id, api_key_id, station_id, scope, action, status, request,
+                              secret, created_at)
+      VALUES (${id}, ${o.tenantId}, ${o.apiKeyId}, ${o.stationId}, ${o.scope}, ${o.action},
+              'dispatching', ${JSON.stringify(o.request)}::jsonb,
+              ${secret !== undefined ? seal(secret) : null}, ${new Date()})
+      RETURNING ${OPERATION_COLUMNS})
+    SELECT op.* FROM op, pg_notify('operations', op.id)`;
+  return presentOperation(row!);
 }
 
 const offline = (): Outcome => ({ status: "rejected", result: { error: stationOffline() } });

@@ -15,6 +15,8 @@ export type OutcomeNotice = {
 export type OutcomeNotices = {
   /** resolves once the subscription is listening (or listening failed: then only `ms` wakes it) */
   subscribe: (operationId: string) => Promise<OutcomeNotice>;
+  /** connects now rather than at the first subscription (resolves, never rejects, either way) */
+  listen: () => Promise<void>;
   close: () => Promise<void>;
 };
 
@@ -90,6 +92,9 @@ export function createOutcomeNotices(databaseUrl: string): OutcomeNotices {
           wake?.();
         },
       };
+    },
+    listen: async () => {
+      await connect();
     },
     close: async () => {
       const client = await listening;
