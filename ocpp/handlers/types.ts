@@ -1,5 +1,7 @@
 import type { DbTx } from "../../server/db";
 import type { StationCall } from "../../server/charging/call-batch";
+import type { BootReport } from "../../server/charging/station-booted";
+import type { StatusReport } from "../../server/charging/status-reported";
 import type { ChargerContext } from "../../server/charging/connections";
 
 /** A charger-initiated call: runs in one transaction with the dedup record of its message id. */
@@ -47,26 +49,41 @@ export const acceptedReply: ChargerHandler<unknown> = () => Promise.resolve({ st
 export const unknownVendor: ChargerHandler<unknown> = () =>
   Promise.resolve({ status: "UnknownVendorId" });
 
-/** Actions a batch records (`recordCallBatch`): what each payload means, as its handler reads it. */
-export type BatchableTable<Payloads> = {
-  [Action in keyof Payloads & string]?: (payload: Payloads[Action]) => StationCall;
-};
-
-/** The batchable actions as the gateway looks them up (payloads validated, as for `byAction`). */
-export function batchableByAction<Payloads>(
-  table: BatchableTable<Payloads>,
-): ReadonlyMap<string, (payload: unknown) => StationCall> {
-  return new Map(
-    Object.entries(table).map(([action, read]) => [
-      action,
-      (payload: unknown) => (read as (p: unknown) => StationCall)(payload),
-    ]),
-  );
-}
+/** The heartbeat interval chargers are told at boot (both protocol families). */
+export const HEARTBEAT_INTERVAL_SECONDS = 300;
 
 /** The answer to every BootNotification (1.6 and 2.x): accepted, with the heartbeat interval. */
-export const bootAccepted = (now: Date, interval: number) => ({
+export const bootAccepted = (now: Date) => ({
   status: "Accepted",
   currentTime: now.toISOString(),
-  interval,
+  interval: HEARTBEAT_INTERVAL_SECONDS,
 });
+
+/**
+ * The actions the gateway may record in batches (`recordCallBatch`), BootNotification and
+ * StatusNotification, read by the protocol family's own readers (the ones its handlers use), as
+ * the gateway looks them up (payloads validated, as for `byAction`).
+ */
+export function reportsInBatches<Boot, Status>(
+  bootReport: (payload: Boot) => BootReport,
+  statusReport: (payload: Status) => StatusReport,
+): ReadonlyMap<string, (payload: unknown) => StationCall> {
+  const boot = (payload: unknown): StationCall => {
+    const now = new Date();
+    return {
+      kind: "boot",
+      report: bootReport(payload as Boot),
+      at: now,
+      response: bootAccepted(now),
+    };
+  };
+  const status = (payload: unknown): StationCall => ({
+    kind: "status",
+    report: statusReport(payload as Status),
+    response: {},
+  });
+  return new Map([
+    ["BootNotification", boot],
+    ["StatusNotification", status],
+  ]);
+}

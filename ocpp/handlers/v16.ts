@@ -9,15 +9,13 @@ import { transactionUpdated } from "../../server/charging/transaction-updated";
 import type { V16Payloads } from "./v16-payloads";
 import {
   acknowledge,
-  batchableByAction,
   bootAccepted,
   byAction,
+  reportsInBatches,
   chargerTime,
   unknownVendor,
   type HandlerTable,
 } from "./types";
-
-export const HEARTBEAT_INTERVAL_SECONDS = 300;
 
 const idTagInfo = async (tx: DbTx, charger: ChargerContext, idTag: string) => ({
   idTagInfo: { status: await tokenPresented(tx, charger, idTag) },
@@ -45,7 +43,7 @@ const handlers: HandlerTable<V16Payloads> = {
   BootNotification: async (tx, charger, p) => {
     const now = new Date();
     await stationBooted(tx, charger, bootReport(p), now);
-    return bootAccepted(now, HEARTBEAT_INTERVAL_SECONDS);
+    return bootAccepted(now);
   },
   // The gateway marks every message's station seen (ocpp/last-seen.ts): nothing else to record.
   Heartbeat: () => Promise.resolve({ currentTime: new Date().toISOString() }),
@@ -94,15 +92,4 @@ const handlers: HandlerTable<V16Payloads> = {
 export const v16Handlers = byAction(handlers);
 
 /** What the gateway may record in batches (`recordCallBatch`), read as the handlers above read it. */
-export const v16Batchable = batchableByAction<V16Payloads>({
-  BootNotification: (p) => {
-    const now = new Date();
-    return {
-      kind: "boot",
-      report: bootReport(p),
-      at: now,
-      response: bootAccepted(now, HEARTBEAT_INTERVAL_SECONDS),
-    };
-  },
-  StatusNotification: (p) => ({ kind: "status", report: statusReport(p), response: {} }),
-});
+export const v16Batchable = reportsInBatches(bootReport, statusReport);

@@ -5,14 +5,13 @@ import { statusReported, type StatusReport } from "../../server/charging/status-
 import { tokenPresented } from "../../server/charging/token-presented";
 import { transactionEnded } from "../../server/charging/transaction-ended";
 import { transactionUpdated } from "../../server/charging/transaction-updated";
-import { HEARTBEAT_INTERVAL_SECONDS } from "./v16";
 import type { IdToken2, V2Payloads } from "./v2-payloads";
 import {
   acceptedReply,
   acknowledge,
-  batchableByAction,
   bootAccepted,
   byAction,
+  reportsInBatches,
   chargerTime,
   unknownVendor,
   type HandlerTable,
@@ -44,7 +43,7 @@ const handlers: HandlerTable<V2Payloads> = {
   BootNotification: async (tx, charger, p) => {
     const now = new Date();
     await stationBooted(tx, charger, bootReport(p), now);
-    return bootAccepted(now, HEARTBEAT_INTERVAL_SECONDS);
+    return bootAccepted(now);
   },
   // The gateway marks every message's station seen (ocpp/last-seen.ts): nothing else to record.
   Heartbeat: () => Promise.resolve({ currentTime: new Date().toISOString() }),
@@ -111,15 +110,4 @@ const handlers: HandlerTable<V2Payloads> = {
 export const v2Handlers = byAction(handlers);
 
 /** What the gateway may record in batches (`recordCallBatch`), read as the handlers above read it. */
-export const v2Batchable = batchableByAction<V2Payloads>({
-  BootNotification: (p) => {
-    const now = new Date();
-    return {
-      kind: "boot",
-      report: bootReport(p),
-      at: now,
-      response: bootAccepted(now, HEARTBEAT_INTERVAL_SECONDS),
-    };
-  },
-  StatusNotification: (p) => ({ kind: "status", report: statusReport(p), response: {} }),
-});
+export const v2Batchable = reportsInBatches(bootReport, statusReport);
