@@ -6,12 +6,12 @@
  */
 import os from "node:os";
 import { loopback, startProduct } from "../e2e/fixtures/product";
-import { closeDb, db, useDatabaseUrl } from "../server/db";
-import { startEmbeddedDatabase } from "../server/db/embedded";
+import { closeDb, db } from "../server/db";
 import { createApiKey } from "../server/keys/create-api-key";
 import { latency, machine, round2, writeResult } from "./harness";
 import { runLoad, type LoadResult } from "./load";
 import { cpuMsByProcess } from "./process-cpu";
+import { bootstrapProject } from "./product-project";
 
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -65,26 +65,15 @@ const product = await startProduct();
 // The product answers at its public name, which only a browser resolves; this process uses loopback.
 const base = loopback(product.baseUrl);
 try {
-  const boot = product.admin([
-    "bootstrap",
-    "--email",
-    "bench@example.com",
-    "--team",
-    "Bench",
-    "--project",
-    "Bench",
-  ]);
-  const tenant = boot.tenant_id as number;
   // Keys straight in the product's database (its running embedded server), each at the maximum
   // per-key limit, so the run measures the limiter's cost, not its refusals.
-  useDatabaseUrl(
-    (await startEmbeddedDatabase({ dataDir: product.dataDir, reuseRunning: true })).url,
-  );
+  const boot = await bootstrapProject(product, "Bench");
+  const tenant = boot.tenant_id;
   const keys: string[] = [];
   for (let i = 0; i < KEYS; i++) {
     const key = await createApiKey({
       tenantId: tenant,
-      ownerUserId: boot.user_id as number,
+      ownerUserId: boot.user_id,
       scopes: ["stations:read", "stations:write"],
     });
     await db().apiKey.update({ where: { id: key.id }, data: { rateLimitPerMinute: 1200 } });

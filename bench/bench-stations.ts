@@ -19,6 +19,14 @@ export function cheapPasswordHash(password: string) {
   return ["scrypt", 2, 1, 1, salt.toString("base64"), hash.toString("base64")].join("$");
 }
 
+/** A location for a tenant's bench stations; what `insertBenchStations` takes for each tenant. */
+export async function benchLocation(db: Db, tenantId: number) {
+  const location = await db.location.create({
+    data: { tenantId, name: "Bench", address: {}, latitude: 0, longitude: 0, timeZone: "UTC" },
+  });
+  return { tenantId, locationId: location.id };
+}
+
 /**
  * Stations `<prefix><first>`…`<prefix><first + count - 1>`, station i in `tenants[i % n]` (at that
  * tenant's location); returns their ids by name.

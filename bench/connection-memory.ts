@@ -8,7 +8,7 @@
  */
 import type { AddressInfo } from "node:net";
 import os from "node:os";
-import { cheapPasswordHash, insertBenchStations } from "./bench-stations";
+import { benchLocation, cheapPasswordHash, insertBenchStations } from "./bench-stations";
 import { startFleet } from "./charger-fleet";
 import { machine, round2, scratchDatabase, writeResult } from "./harness";
 import { heapCensus, collect, perThing } from "./heap-census";
@@ -40,19 +40,10 @@ try {
     data: { name: "Bench", members: { create: { userId: owner.id, role: "owner" } } },
   });
   const tenant = await db().tenant.create({ data: { teamId: team.id, name: "Memory" } });
-  const location = await db().location.create({
-    data: {
-      tenantId: tenant.id,
-      name: "Bench",
-      address: {},
-      latitude: 0,
-      longitude: 0,
-      timeZone: "UTC",
-    },
-  });
+  const location = await benchLocation(db(), tenant.id);
   const prefix = `MEM-${Date.now().toString(36)}-`;
   await insertBenchStations(db(), {
-    tenants: [{ tenantId: tenant.id, locationId: location.id }],
+    tenants: [location],
     prefix,
     first: 0,
     count: CONNECTIONS,

@@ -11,8 +11,7 @@ import crypto from "node:crypto";
 import os from "node:os";
 import { loopback, startProduct } from "../e2e/fixtures/product";
 import { aCharger } from "../ocpp/testing";
-import { closeDb, db, useDatabaseUrl } from "../server/db";
-import { startEmbeddedDatabase } from "../server/db/embedded";
+import { closeDb, db } from "../server/db";
 import { treeCpuMs } from "./process-cpu";
 import {
   histogramLatency,
@@ -25,10 +24,11 @@ import {
   watchMetrics,
   writeResult,
 } from "./harness";
-import { cheapPasswordHash, insertBenchStations } from "./bench-stations";
+import { benchLocation, cheapPasswordHash, insertBenchStations } from "./bench-stations";
 import { startFleet } from "./charger-fleet";
 import { gatewayProcess } from "./gateway-process";
 import { startSimulator } from "./simulator";
+import { bootstrapProject } from "./product-project";
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 1000);
 const CONNECT_RATE = Number(process.env.BENCH_CONNECT_RATE ?? 150);
@@ -95,28 +95,15 @@ const health = async () =>
     memory_rss_bytes: number;
   };
 try {
-  const boot = product.admin([
-    "bootstrap",
-    "--email",
-    "bench@example.com",
-    "--team",
-    "Bench",
-    "--project",
-    "OCPP",
-  ]);
-  const tenantId = boot.tenant_id as number;
-  const key = boot.api_key.secret as string;
+  const boot = await bootstrapProject(product, "OCPP");
+  const tenantId = boot.tenant_id;
+  const key = boot.api_key.secret;
   product.admin(["set-rate-limit", boot.api_key.id, "1200"]);
-  useDatabaseUrl(
-    (await startEmbeddedDatabase({ dataDir: product.dataDir, reuseRunning: true })).url,
-  );
-  const location = await db().location.create({
-    data: { tenantId, name: "Bench", address: {}, latitude: 0, longitude: 0, timeZone: "UTC" },
-  });
+  const location = await benchLocation(db(), tenantId);
   const prefix = `BENCH-${Date.now().toString(36)}-`;
   const total = CONNECTIONS + METER_CHARGERS + 2 * METER_CHARGERS_MANY + 1;
   const ids = await insertBenchStations(db(), {
-    tenants: [{ tenantId, locationId: location.id }],
+    tenants: [location],
     prefix,
     first: 0,
     count: total,

@@ -10,7 +10,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import os from "node:os";
 import { freePort } from "../e2e/fixtures/product";
-import { cheapPasswordHash, insertBenchStations } from "./bench-stations";
+import { benchLocation, cheapPasswordHash, insertBenchStations } from "./bench-stations";
 import { startFleet } from "./charger-fleet";
 import { inProcessV1, latency, machine, round2, scratchDatabase, writeResult } from "./harness";
 
@@ -66,19 +66,10 @@ try {
     scopes: ["stations:read", "stations:control"],
   });
   await db().apiKey.update({ where: { id: keyId }, data: { rateLimitPerMinute: 100_000 } });
-  const location = await db().location.create({
-    data: {
-      tenantId: tenant.id,
-      name: "Bench",
-      address: {},
-      latitude: 0,
-      longitude: 0,
-      timeZone: "UTC",
-    },
-  });
+  const location = await benchLocation(db(), tenant.id);
   const prefix = `SCALE-${Date.now().toString(36)}-`;
   const ids = await insertBenchStations(db(), {
-    tenants: [{ tenantId: tenant.id, locationId: location.id }],
+    tenants: [location],
     prefix,
     first: 0,
     count: CONNECTIONS,

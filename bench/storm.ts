@@ -12,14 +12,14 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { loopback, startProduct } from "../e2e/fixtures/product";
-import { closeDb, db, useDatabaseUrl } from "../server/db";
-import { startEmbeddedDatabase } from "../server/db/embedded";
+import { closeDb, db } from "../server/db";
 import { hashPassword } from "../server/lib/passwords";
 import { stationVerifier, verifierKey } from "../server/lib/password-verifier";
-import { insertBenchStations } from "./bench-stations";
+import { benchLocation, insertBenchStations } from "./bench-stations";
 import { latency, machine, round2, writeResult } from "./harness";
 import { treeCpuMs } from "./process-cpu";
 import { startSimulator } from "./simulator";
+import { bootstrapProject } from "./product-project";
 
 const RATES = (process.env.BENCH_RATES ?? "50,100,200,300").split(",").map(Number);
 const ARRIVAL_SECONDS = Number(process.env.BENCH_ARRIVAL_SECONDS ?? 10);
@@ -41,19 +41,7 @@ const sim = (job: Record<string, unknown>) => startSimulator("bench/storm-sim.ts
 const loadAtStart = os.loadavg();
 const product = await startProduct();
 try {
-  const boot = product.admin([
-    "bootstrap",
-    "--email",
-    "bench@example.com",
-    "--team",
-    "Bench",
-    "--project",
-    "Storm",
-  ]);
-  const tenantId = boot.tenant_id as number;
-  useDatabaseUrl(
-    (await startEmbeddedDatabase({ dataDir: product.dataDir, reuseRunning: true })).url,
-  );
+  const tenantId = (await bootstrapProject(product, "Storm")).tenant_id;
   const tenantIds = [tenantId];
   for (let i = 1; i < TENANTS; i++) {
     const team = await db().team.create({ data: { name: `Storm ${i}` } });
@@ -62,19 +50,7 @@ try {
     );
   }
   const tenants = [];
-  for (const id of tenantIds) {
-    const location = await db().location.create({
-      data: {
-        tenantId: id,
-        name: "Bench",
-        address: {},
-        latitude: 0,
-        longitude: 0,
-        timeZone: "UTC",
-      },
-    });
-    tenants.push({ tenantId: id, locationId: location.id });
-  }
+  for (const id of tenantIds) tenants.push(await benchLocation(db(), id));
   const arrivalCounts = RATES.map((rate) => rate * ARRIVAL_SECONDS);
   const total = arrivalCounts.reduce((a, b) => a + b, 0) + STORM;
   const prefix = `STORM-${Date.now().toString(36)}-`;
