@@ -8,7 +8,9 @@ import { HOLD_MAX_MINOR, HOLD_MIN_MINOR } from "./holds";
  * appeared yet) → `charging` (a transaction carrying its token started on its connector) → `ended`
  * (that transaction ended) → `final` (amount fixed). A start that is `rejected` puts it back to
  * `open`; one whose outcome is `unknown` leaves it `start_unknown`, which a later transaction with
- * its token still matches. Simulated bills go `open` → `final`.
+ * its token still matches. Simulated bills go `open` → `final`. An external session's bill goes
+ * `open` → `canceled` when the session is canceled (never started, or its start refused): closed,
+ * nothing owed, nothing held, matched by no transaction.
  */
 export const BILL_STATUSES = [
   "open",
@@ -17,6 +19,7 @@ export const BILL_STATUSES = [
   "charging",
   "ended",
   "final",
+  "canceled",
 ] as const;
 export type BillStatus = (typeof BILL_STATUSES)[number];
 
@@ -131,7 +134,9 @@ export const billSchema = z.object({
       "`external`: an external charging session owns the settlement (managed payments refuse the bill)",
     ),
   session_id: z.string().nullable().describe("`external` bills: the charging session"),
-  hold_minor: cents.describe("fixed at creation"),
+  hold_minor: cents.describe(
+    "fixed at creation; a `canceled` bill holds nothing (its session was canceled before it started)",
+  ),
   start_operation_id: z.string().nullable().describe("the latest `bill.start` operation"),
   transaction_id: z.number().int().nullable().describe("the matched transaction"),
   stop_reason: z

@@ -35,6 +35,7 @@ Bill statuses (each moved in the same database transaction as the fact that move
 | \`charging\` | the transaction ends | \`ended\` | \`stop_reason\`; \`bill.charging_stopped\` |
 | \`ended\` | POST …/finalize with the \`transaction_id\` | \`final\` | \`bill.finalized\` |
 | \`final\` | anything | \`final\` | the amount never changes |
+| \`open\` (an external session's bill) | POST …/charging-sessions/{id}/cancel | \`canceled\` | closed: no amount, nothing held, matched by no transaction |
 `.trim();
 
 export const billRoutes = [
