@@ -145,7 +145,31 @@ export const billSchema = z.object({
     .describe(
       "why the transaction ended: `hold_limit` (the service stopped it before the running cost reached the hold), `operator` (another remote stop), `charger` (at the charger)",
     ),
-  stop_operation_id: z.string().nullable().describe("the live cap's stop operation"),
+  stop_operation_id: z
+    .string()
+    .nullable()
+    .describe(
+      "the live cap's latest operation (scope `bill.cap`): its stop, a stop sent again, or ChangeAvailability Inoperative; it calls again until the transaction ends",
+    ),
+  cap_attempts: z
+    .number()
+    .int()
+    .describe(
+      "how many operations the live cap has sent (0 until the running cost reaches hold − margin)",
+    ),
+  needs_reconciliation: z
+    .boolean()
+    .describe(
+      "true once the running cost passed the hold: capturing it would be refused (`bill_exceeds_hold`); see `bill.cap_exceeded`",
+    ),
+  reconciliation_reason: z
+    .enum(["hold_exceeded"])
+    .nullable()
+    .describe("`hold_exceeded`: the running cost passed the hold (the stop not confirmed in time)"),
+  hold_exceeded_at: z
+    .string()
+    .nullable()
+    .describe("when the running cost was first seen past the hold"),
   running_cost_minor: cents
     .nullable()
     .describe("the session priced so far (with the bill's adjustments), while it charges"),

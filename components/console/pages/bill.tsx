@@ -79,6 +79,24 @@ function Facts({ tenantId, bill }: { tenantId: number; bill: Bill }) {
     ],
     ["Transaction", bill.transaction_id ?? "—"],
     ["Stop reason", bill.stop_reason ?? "—"],
+    [
+      "Live cap",
+      bill.cap_attempts === 0
+        ? "—"
+        : `${bill.cap_attempts} call${bill.cap_attempts === 1 ? "" : "s"} to stop the charger (latest ${bill.stop_operation_id ?? "—"})`,
+    ],
+    [
+      "Reconciliation",
+      bill.needs_reconciliation ? (
+        <span key="r" data-testid="bill-reconciliation" className="text-red-700 dark:text-red-300">
+          Needed: the running cost passed the hold
+          {bill.hold_exceeded_at ? ` at ${when(bill.hold_exceeded_at)}` : ""}, so the hold cannot
+          pay it all; settle it with the driver.
+        </span>
+      ) : (
+        "—"
+      ),
+    ],
     ["Running cost", bill.running_cost_minor === null ? "—" : usd(bill.running_cost_minor)],
     ["Created", when(bill.created_at)],
     ["Finalized", bill.finalized_at ? when(bill.finalized_at) : "—"],
