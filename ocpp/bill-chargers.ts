@@ -16,6 +16,8 @@ export async function aChargerWithBill(options: {
   tariff?: Record<string, unknown>;
   holdMinor?: number;
   answerStart?: Answer;
+  answerStop?: Answer;
+  answers?: Record<string, Answer>;
 }) {
   const t = await aRecordingCharger({ ...options, password: PASSWORD });
   const tariff = await aTariff(t.tenantId, t.key, options.tariff ?? { rate_minor_per_kwh: 35 });

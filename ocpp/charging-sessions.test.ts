@@ -244,13 +244,18 @@ describe("a physical external session on an OCPP 1.6 charger", () => {
         status: "rejected",
         result: { error: { code: "charger_rejected" } },
       });
-      expect(await c.read()).toMatchObject({ status: "created", needs_reconciliation: false });
+      expect(await c.read()).toMatchObject({
+        status: "created",
+        needs_reconciliation: false,
+        funding_confirmed: false, // a refused start no longer reads as funded
+      });
       // the charger never answers: no confirmed answer is `unknown`, never resent
       answer = () => new Promise(() => {});
       const unknown = await sessionVerb(c.tenantId, c.key, c.session.id, "start", funded);
       expect(unknown.status).toBe(202);
       await waitUntil(async () => (await c.read()).status === "start_unknown");
       expect(await c.read()).toMatchObject({
+        funding_confirmed: true,
         needs_reconciliation: true,
         reconciliation_reasons: ["start_unknown"],
         start_operation: { id: unknown.body.id, status: "unknown" },

@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { RPCClient } from "ocpp-rpc";
 import WebSocket from "ws";
 import { db } from "../server/db";
-import { DEFAULT_QUEUE } from "../server/jobs/define-job";
+import { DEFAULT_QUEUE, type JobDefinition } from "../server/jobs/define-job";
 import { startJobRunner } from "../server/jobs/runner";
 import { operationSweepJob } from "../server/operations/operation-jobs";
 import { createGateway, type GatewayOptions } from "./gateway";
@@ -13,10 +13,16 @@ import { strictModeValidators } from "./protocol/validators";
 /**
  * A real gateway on a loopback port, against this test file's database, with the job runner its
  * process would have for operations: the operation sweep (on `default`) and the gateway's own
- * re-dispatch job (on its queue). Other background jobs are left to the tests that want them.
+ * re-dispatch job (on its queue). Other background jobs are left to the tests that want them
+ * (`jobs`, run by the same runner).
  */
 export async function startTestGateway(
-  options: { callTimeoutMs?: number; tls?: TlsFiles; auth?: GatewayOptions["auth"] } = {},
+  options: {
+    callTimeoutMs?: number;
+    tls?: TlsFiles;
+    auth?: GatewayOptions["auth"];
+    jobs?: JobDefinition[];
+  } = {},
 ) {
   const callTimeoutMs = options.callTimeoutMs ?? 1500;
   const gateway = await createGateway({
@@ -28,7 +34,7 @@ export async function startTestGateway(
   const jobs = await startJobRunner({
     db: db(),
     databaseUrl: process.env.DATABASE_URL!,
-    definitions: [operationSweepJob({ callTimeoutMs }), ...gateway.jobs],
+    definitions: [operationSweepJob({ callTimeoutMs }), ...(options.jobs ?? []), ...gateway.jobs],
     queues: [DEFAULT_QUEUE, gateway.queue],
   });
   const server = createOcppServer({

@@ -1,3 +1,4 @@
+import { capSweepJob } from "./bills/cap-sweep";
 import type { JobDefinition } from "./jobs/define-job";
 import {
   partitionsJob,
@@ -21,6 +22,7 @@ export const BACKGROUND_JOBS: readonly JobDefinition[] = [
   partitionsJob,
   releaseDeadGatewaysJob,
   operationSweepJob({ callTimeoutMs: OPERATION_CALL_TIMEOUT_MS }),
+  capSweepJob(),
   paymentAttemptJob,
   flagUnknownPaymentsJob,
   expireHoldsJob,

@@ -80,6 +80,10 @@ export const ERROR_CODES = [
   "payment_account_not_ready",
   "bill_externally_settled",
   "payment_not_captured",
+  "payment_already_captured",
+  "payment_already_released",
+  "payment_already_refunded",
+  "payment_change_in_progress",
   // external charging sessions and settlement reports
   "connector_session_open",
   "session_simulated",

@@ -2,6 +2,7 @@ import type { DbTx } from "../db";
 import type { Transaction } from "../generated/prisma/client";
 import { isPricingError } from "../pricing";
 import { appendBillEvent } from "./bill-events";
+import { flagHoldExceeded } from "./cap-stop";
 import type { StopReason } from "./bill-schema";
 import { lockBillRow } from "./lock-bill";
 import { billTariff, priceBillSession } from "./price-bill";
@@ -13,6 +14,9 @@ import { transactionSession } from "./transaction-session";
  * bill is `ended`, with its running cost for the whole session and why it stopped: `hold_limit`
  * when the live cap's stop was sent, `operator` for another remote stop, `charger` otherwise. The
  * event `bill.charging_stopped` (data: bill, reason) says so. Finalizing fixes the amount later.
+ * A managed bill whose whole session cost more than its hold, and that the live cap has not
+ * flagged yet, is flagged now (`bill.cap_exceeded`, `transaction_ended: true`): capturing it
+ * would be refused (`bill_exceeds_hold`), so the operator hears it when charging stops.
  */
 export async function billTransactionEnded(tx: DbTx, transaction: Transaction) {
   const found = await tx.bill.findUnique({
@@ -46,4 +50,11 @@ export async function billTransactionEnded(tx: DbTx, transaction: Transaction) {
     include: billInclude,
   });
   await appendBillEvent(tx, "bill.charging_stopped", ended, { reason });
+  if (
+    bill.settlementOwner !== "external" &&
+    running !== null &&
+    running > bill.holdMinor &&
+    bill.holdExceededAt === null
+  )
+    await flagHoldExceeded(tx, bill.id, { transactionEnded: true });
 }

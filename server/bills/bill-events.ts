@@ -3,7 +3,7 @@ import { appendEvent } from "../events/append-event";
 import { presentBill, type BillRow } from "./present-bill";
 
 /** Bill event types; billing events are read and subscribed with `billing:read` too. */
-export type BillEventType = "bill.finalized" | "bill.charging_stopped";
+export type BillEventType = "bill.finalized" | "bill.charging_stopped" | "bill.cap_exceeded";
 
 /**
  * Appends a bill event with the bill as /v1 shows it (never its charging token), in the caller's

@@ -8,7 +8,9 @@ import { HOLD_MAX_MINOR, HOLD_MIN_MINOR } from "./holds";
  * appeared yet) → `charging` (a transaction carrying its token started on its connector) → `ended`
  * (that transaction ended) → `final` (amount fixed). A start that is `rejected` puts it back to
  * `open`; one whose outcome is `unknown` leaves it `start_unknown`, which a later transaction with
- * its token still matches. Simulated bills go `open` → `final`.
+ * its token still matches. Simulated bills go `open` → `final`. An external session's bill goes
+ * `open` → `canceled` when the session is canceled (never started, or its start refused): closed,
+ * nothing owed, nothing held, matched by no transaction.
  */
 export const BILL_STATUSES = [
   "open",
@@ -17,6 +19,7 @@ export const BILL_STATUSES = [
   "charging",
   "ended",
   "final",
+  "canceled",
 ] as const;
 export type BillStatus = (typeof BILL_STATUSES)[number];
 
@@ -131,7 +134,9 @@ export const billSchema = z.object({
       "`external`: an external charging session owns the settlement (managed payments refuse the bill)",
     ),
   session_id: z.string().nullable().describe("`external` bills: the charging session"),
-  hold_minor: cents.describe("fixed at creation"),
+  hold_minor: cents.describe(
+    "fixed at creation; a `canceled` bill holds nothing (its session was canceled before it started)",
+  ),
   start_operation_id: z.string().nullable().describe("the latest `bill.start` operation"),
   transaction_id: z.number().int().nullable().describe("the matched transaction"),
   stop_reason: z
@@ -140,7 +145,31 @@ export const billSchema = z.object({
     .describe(
       "why the transaction ended: `hold_limit` (the service stopped it before the running cost reached the hold), `operator` (another remote stop), `charger` (at the charger)",
     ),
-  stop_operation_id: z.string().nullable().describe("the live cap's stop operation"),
+  stop_operation_id: z
+    .string()
+    .nullable()
+    .describe(
+      "the live cap's latest operation (scope `bill.cap`): its stop, a stop sent again, or ChangeAvailability Inoperative; it calls again until the transaction ends",
+    ),
+  cap_attempts: z
+    .number()
+    .int()
+    .describe(
+      "how many operations the live cap has sent (0 until the running cost reaches hold − margin)",
+    ),
+  needs_reconciliation: z
+    .boolean()
+    .describe(
+      "true once the running cost passed the hold: capturing it would be refused (`bill_exceeds_hold`); see `bill.cap_exceeded`",
+    ),
+  reconciliation_reason: z
+    .enum(["hold_exceeded"])
+    .nullable()
+    .describe("`hold_exceeded`: the running cost passed the hold (the stop not confirmed in time)"),
+  hold_exceeded_at: z
+    .string()
+    .nullable()
+    .describe("when the running cost was first seen past the hold"),
   running_cost_minor: cents
     .nullable()
     .describe("the session priced so far (with the bill's adjustments), while it charges"),

@@ -2,6 +2,7 @@ import type { ChargerContext } from "../charging/connections";
 import type { DbTx } from "../db";
 import type { Transaction } from "../generated/prisma/client";
 import { log } from "../log";
+import { flagHoldExceeded, sendCapOperation } from "./cap-stop";
 import { createOperation } from "../operations/create-operation";
 import { isPricingError } from "../pricing";
 import { billTariff, priceBillSession } from "./price-bill";
@@ -23,6 +24,7 @@ type ChargingBill = {
   merchant_validation: string | null;
   hold_minor: number;
   stop_operation_id: string | null;
+  hold_exceeded_at: Date | null;
   running_priced_at: Date | null;
   cost_updated_at: Date | null;
   hold_margin_minor: number;
@@ -30,17 +32,20 @@ type ChargingBill = {
 };
 
 /**
- * The live cap (issue 13, item 4): while a managed bill's transaction runs, each meter update
- * prices the session so far exactly as finalizing would (the bill's tariff version and
- * adjustments), at most once per 10 s of readings (`readingAt`, the charger's newest timestamp),
- * and stores it as `running_cost_minor`. Once it reaches the hold minus the project's margin, the
- * service stops the charger with ONE `station.command` stop (its id is kept on the bill under the
- * bill's lock, so a later update never makes another) and the bill's `stop_reason` is
- * `hold_limit`. OCPP 2.0.1/2.1 chargers are sent the running cost (`bill.cost_update`), at most
- * once a minute. Runs in the charger message's transaction, which holds the station row, so the
- * bill row is locked at once (one query with the project's margin); a session the engine cannot
- * price yet (no start time on a time-dependent tariff) is skipped. An external session's bill is
- * priced the same way, and never stopped.
+ * The live cap (issue 13, item 4; issue 21, item 2): while a managed bill's transaction runs, each
+ * meter update prices the session so far exactly as finalizing would (the bill's tariff version
+ * and adjustments), at most once per 10 s of readings (`readingAt`, the charger's newest
+ * timestamp), and stores it as `running_cost_minor`. Once it reaches the hold minus the project's
+ * margin, the service stops the charger: the first `bill.cap` stop is created here (its id is kept
+ * on the bill under the bill's lock, so a later update never makes another) and the bill's
+ * `stop_reason` is `hold_limit`; from then on the cap's sweep (`cap-sweep.ts`) sends it again,
+ * and escalates, until the transaction ends. The moment the running cost passes the hold itself
+ * while the transaction still runs, the bill is flagged for reconciliation with
+ * `bill.cap_exceeded` (`flagHoldExceeded`), once. OCPP 2.0.1/2.1 chargers are sent the running
+ * cost (`bill.cost_update`), at most once a minute. Runs in the charger message's transaction,
+ * which holds the station row, so the bill row is locked at once (one query with the project's
+ * margin); a session the engine cannot price yet (no start time on a time-dependent tariff) is
+ * skipped. An external session's bill is priced the same way, and never stopped or flagged.
  */
 export async function billTransactionUpdated(
   tx: DbTx,
@@ -51,6 +56,7 @@ export async function billTransactionUpdated(
   const [bill] = await tx.$queryRaw<ChargingBill[]>`
     SELECT b.id, b.status, b.tenant_id, b.station_id, b.tariff_id, b.tariff_version,
            b.pricing_group, b.merchant_validation, b.hold_minor, b.stop_operation_id,
+           b.hold_exceeded_at,
            b.running_priced_at, b.cost_updated_at, t.hold_margin_minor, b.settlement_owner
     FROM bills b JOIN tenants t ON t.id = b.tenant_id
     WHERE b.transaction_id = ${transaction.id}
@@ -78,6 +84,7 @@ export async function billTransactionUpdated(
     runningPricedAt: Date;
     stopOperationId?: string;
     stopReason?: string;
+    capAttempts?: number;
     costUpdatedAt?: Date;
   } = { runningCostMinor: running, runningPricedAt: readingAt };
   // An external session's bill has no hold here: no energy or hold cutoff (spec section 4,
@@ -88,17 +95,11 @@ export async function billTransactionUpdated(
     running >= bill.hold_minor - bill.hold_margin_minor &&
     bill.stop_operation_id === null
   ) {
-    const stop = await createOperation({
-      db: tx,
-      tenantId: bill.tenant_id,
-      stationId: bill.station_id,
-      apiKeyId: null,
-      scope: "station.command",
-      action: "stop",
-      request: { action: "stop", transaction_id: transaction.id },
-    });
+    const target = { id: bill.id, tenantId: bill.tenant_id, stationId: bill.station_id };
+    const stop = await sendCapOperation(tx, target, transaction.id, 1);
     data.stopOperationId = stop.id;
     data.stopReason = "hold_limit";
+    data.capAttempts = 1;
   }
   const now = new Date();
   const costUpdateDue =
@@ -117,4 +118,8 @@ export async function billTransactionUpdated(
     data.costUpdatedAt = now;
   }
   await tx.bill.update({ where: { id: bill.id }, data, select: { id: true } });
+  // Past the hold with the transaction still running: no stop was confirmed (a confirmed one
+  // ends the transaction, and the stop's own readings are priced by `billTransactionEnded`).
+  if (capped && running > bill.hold_minor && bill.hold_exceeded_at === null)
+    await flagHoldExceeded(tx, bill.id, { transactionEnded: false });
 }

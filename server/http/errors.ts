@@ -78,6 +78,10 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   payment_account_not_ready: 409,
   bill_externally_settled: 409,
   payment_not_captured: 409,
+  payment_already_captured: 409,
+  payment_already_released: 409,
+  payment_already_refunded: 409,
+  payment_change_in_progress: 409,
   // external charging sessions
   connector_session_open: 409,
   session_simulated: 409,

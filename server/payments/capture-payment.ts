@@ -4,6 +4,7 @@ import { DomainError, notFound } from "../errors";
 import { lockPayment } from "./lock-payment";
 import { newAttempt } from "./new-attempt";
 import { paymentInclude, presentPayment, type PaymentRow } from "./present-payment";
+import { repeatedChange } from "./repeated-change";
 
 export type PaymentChangeOptions = { tenantId: number; paymentId: string; db?: DbTx };
 
@@ -12,7 +13,9 @@ export type PaymentChangeOptions = { tenantId: number; paymentId: string; db?: D
  * caller. A zero final bill releases the hold instead; a bill above the hold is 409
  * `bill_exceeds_hold` (reconciliation); a bill not final is 409 `bill_not_final`. Under the
  * bill's and the payment's locks, so of two captures at once the second sees the first's
- * attempt in flight (`capturing`) or done, and answers the payment as it is: one capture, ever.
+ * attempt in flight (`capturing`) or done: one capture, ever. A capture asked again under a new
+ * key (the same key replays the first answer) is a 409 naming where the payment is
+ * (`repeatedChange`): in flight, captured, refunded, or, for a zero bill, released.
  */
 export async function capturePayment({
   tenantId,
@@ -24,7 +27,7 @@ export async function capturePayment({
   const { bill, payment } = locked;
   const settling = ["capturing", "captured", "refunding", "refunded"];
   const zeroRelease = ["releasing", "released"].includes(payment.status) && bill.totalMinor === 0;
-  if (settling.includes(payment.status) || zeroRelease) return presentPayment(payment);
+  if (settling.includes(payment.status) || zeroRelease) throw repeatedChange(payment);
   requireAuthorized(payment);
   const decision = captureDecision(bill);
   if (decision.action === "release")

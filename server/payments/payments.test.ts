@@ -5,6 +5,7 @@ import { call, idem } from "../testing/api";
 import { anotherKey } from "../testing/builders";
 import { simulatorProcessor, usePaymentProcessors, cardProcessor } from "./processors";
 import { createStripeProcessor } from "./processors/stripe";
+import { refundPayment } from "./refund-payment";
 import { actOnSimulatorCheckout, simulatorCheckoutView } from "./simulator-page";
 import {
   aPaymentsProject,
@@ -59,14 +60,25 @@ describe("the simulator's managed flow", () => {
     });
     expect(intent).toMatchObject({ status: "succeeded", amountCaptured: 350 });
 
-    const refunded = await paymentAction(p, paymentId, "refund");
+    const refundKey = idem();
+    const refunded = await paymentAction(p, paymentId, "refund", refundKey);
     expect(refunded.body).toMatchObject({ status: "refunded", refunded_minor: 350 });
+    // A second refund under a new key is no new success: 409 naming the state, nothing sent
     const again = await paymentAction(p, paymentId, "refund");
-    expect(again.body).toMatchObject({ status: "refunded", refunded_minor: 350 });
+    expect(again.status).toBe(409);
+    expect(again.body.error).toMatchObject({
+      code: "payment_already_refunded",
+      details: { payment_id: paymentId, payment_status: "refunded" },
+    });
+    // the same key still replays the first answer
+    const replay = await paymentAction(p, paymentId, "refund", refundKey);
+    expect(replay.status).toBe(200);
+    expect(replay.headers.get("idempotent-replayed")).toBe("true");
+    expect(replay.body).toMatchObject({ status: "refunded", refunded_minor: 350 });
     expect(
       (await db().simulatedIntent.findUniqueOrThrow({ where: { id: intent.id } })).amountRefunded,
     ).toBe(350);
-    expect(again.body.attempts.map((a: { kind: string }) => a.kind)).toEqual([
+    expect(replay.body.attempts.map((a: { kind: string }) => a.kind)).toEqual([
       "authorize",
       "capture",
       "refund",
@@ -91,6 +103,52 @@ describe("the simulator's managed flow", () => {
       "release",
     ]);
     expect(await eventTypes(p.tenantId)).toEqual(["payment.authorized", "payment.released"]);
+    // capturing again under a new key says where the payment is
+    const again = await paymentAction(p, payment.id, "capture");
+    expect(again.status).toBe(409);
+    expect(again.body.error.code).toBe("payment_already_released");
+  });
+
+  it("a capture, release or refund asked again under a new key is a 409 naming the state; the same key replays", async () => {
+    const p = await aPaymentsProject();
+    const { bill, payment } = await anAuthorizedSimulatedPayment(p);
+    await finalizeSimulated(p, bill.id, 10_000);
+    const captureKey = idem();
+    expect((await paymentAction(p, payment.id, "capture", captureKey)).body.status).toBe(
+      "captured",
+    );
+    const capturedAgain = await paymentAction(p, payment.id, "capture");
+    expect(capturedAgain.status).toBe(409);
+    expect(capturedAgain.body.error).toMatchObject({
+      code: "payment_already_captured",
+      details: { payment_id: payment.id, payment_status: "captured" },
+    });
+    const replay = await paymentAction(p, payment.id, "capture", captureKey);
+    expect(replay.status).toBe(200);
+    expect(replay.body).toMatchObject({ status: "captured", captured_minor: 350 });
+
+    // in flight: the refund's call has not run yet (its job is due, nobody claimed it)
+    await db().$transaction((tx) =>
+      refundPayment({ tenantId: p.tenantId, paymentId: payment.id, db: tx }),
+    );
+    const inFlight = await paymentAction(p, payment.id, "refund");
+    expect(inFlight.status).toBe(409);
+    expect(inFlight.body.error).toMatchObject({
+      code: "payment_change_in_progress",
+      details: { payment_status: "refunding" },
+    });
+    const captureInFlight = await paymentAction(p, payment.id, "capture");
+    expect(captureInFlight.body.error.code).toBe("payment_change_in_progress");
+
+    const unused = await anAuthorizedSimulatedPayment(p);
+    const releaseKey = idem();
+    await paymentAction(p, unused.payment.id, "release", releaseKey);
+    const releasedAgain = await paymentAction(p, unused.payment.id, "release");
+    expect(releasedAgain.status).toBe(409);
+    expect(releasedAgain.body.error.code).toBe("payment_already_released");
+    expect((await paymentAction(p, unused.payment.id, "release", releaseKey)).status).toBe(200);
+    const attempts = (await readPayment(p, unused.payment.id)).body.attempts as { kind: string }[];
+    expect(attempts.map((a) => a.kind)).toEqual(["authorize", "release"]);
   });
 
   it("refuses a bill above its hold for reconciliation, and refunds nothing uncaptured", async () => {
@@ -293,7 +351,12 @@ describe("concurrency", () => {
       paymentAction(p, payment.id, "capture"),
       paymentAction(p, payment.id, "capture"),
     ]);
-    expect([a.status, b.status]).toEqual([200, 200]);
+    // the second, under its own key, is told the capture was asked already (in flight or done)
+    expect([a.status, b.status].sort()).toEqual([200, 409]);
+    const refused = a.status === 409 ? a : b;
+    expect(["payment_change_in_progress", "payment_already_captured"]).toContain(
+      refused.body.error.code,
+    );
     const after = await readPayment(p, payment.id);
     expect(after.body).toMatchObject({ status: "captured", captured_minor: 350 });
     expect(after.body.attempts.filter((x: { kind: string }) => x.kind === "capture")).toHaveLength(

@@ -8,9 +8,12 @@ export type CancelSessionOptions = { tenantId: number; sessionId: string; db?: D
 
 /**
  * Cancels a session that holds no start reservation (spec section 4, external sessions rule 6):
- * never started, or its start was refused. It frees the connector and releases no funds (the
- * application holds them). A canceled session answers as it is; a final one is 409
- * `session_closed`; one with a start reserved 409 `session_start_reserved`.
+ * never started, or its start was refused. It frees the connector and closes its bill as
+ * `canceled` (it was `open`: no start reserved, no transaction matched), so the bill no longer
+ * reads as open with a hold; the service moves no money (the application holds the funds and
+ * releases them itself). A canceled session answers as it is; a final one is 409
+ * `session_closed`; one with a start reserved 409 `session_start_reserved`. Locks: station,
+ * bill, session (`lockSession`).
  */
 export async function cancelSession({
   tenantId,
@@ -35,6 +38,11 @@ export async function cancelSession({
   await db.chargingSession.update({
     where: { id: sessionId },
     data: { canceledAt: new Date(), openConnectorId: null },
+  });
+  // Without a start reserved the bill is `open` (a refused start put it back), never matched.
+  await db.bill.update({
+    where: { id: facts.row.billId, status: "open" },
+    data: { status: "canceled" },
   });
   return (await syncSessionStatus(db, sessionId))!;
 }

@@ -107,7 +107,11 @@ export const sessionSchema = z.object({
   merchant_reference: z.string().nullable(),
   payment_reference: z.string().nullable(),
   status: z.enum(SESSION_STATUSES),
-  funding_confirmed: z.boolean(),
+  funding_confirmed: z
+    .boolean()
+    .describe(
+      "true once a start was sent with `funding_confirmed: true`; false again when that start was refused (start again to confirm)",
+    ),
   bill_id: z.string().describe("the session's bill (settlement_owner `external`)"),
   start_operation: operationRef.describe("the `external.start` operation"),
   stop_operation: operationRef.describe("the `external.stop` operation"),

@@ -208,6 +208,31 @@ describe("canceling (rule 6)", () => {
     expect(await db().payment.count({ where: { tenantId: p.tenantId } })).toBe(0);
   });
 
+  it("closes the session's bill as canceled: no longer open with a hold in the bill list", async () => {
+    const p = await aSessionProject();
+    const s = await aSession(p.tenantId, p.key, { ...p.base, source: "csms" });
+    // a refused start first (the station is offline), then the cancel
+    await sessionVerb(p.tenantId, p.key, s.id, "start", { funding_confirmed: true });
+    await sessionVerb(p.tenantId, p.key, s.id, "cancel");
+    const bills = (query: string) =>
+      call("GET", `/v1/tenants/${p.tenantId}/bills?${query}`, { key: p.key });
+    const bill = await call("GET", `/v1/tenants/${p.tenantId}/bills/${s.bill_id}`, { key: p.key });
+    expect(bill.body).toMatchObject({
+      status: "canceled",
+      session_id: s.id,
+      total_minor: null,
+      transaction_id: null,
+      payment: null,
+    });
+    expect((await bills("status=open")).body.data).toEqual([]);
+    expect((await bills("status=canceled")).body.data.map((b: { id: string }) => b.id)).toEqual([
+      s.bill_id,
+    ]);
+    // a canceled bill is closed: its session refuses every verb that would move it
+    const finalize = await sessionVerb(p.tenantId, p.key, s.id, "finalize", { energy_wh: 1 });
+    expect(finalize.body.error.code).toBe("session_closed");
+  });
+
   it("after a start is reserved, is 409 session_start_reserved (an offline station's refused start frees it)", async () => {
     const p = await aSessionProject();
     const s = await aSession(p.tenantId, p.key, { ...p.base, source: "csms" });
@@ -223,7 +248,7 @@ describe("canceling (rule 6)", () => {
     });
     expect(await readSession(p.tenantId, p.key, s.id)).toMatchObject({
       status: "created",
-      funding_confirmed: true,
+      funding_confirmed: false, // the refused start's funding is withdrawn
       start_operation: { id: refused.body.id, status: "rejected" },
     });
     // a reservation held (a start in flight): written as the gateway would see it

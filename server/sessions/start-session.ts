@@ -30,7 +30,8 @@ export function requireOpen(facts: SessionFacts) {
  * `external.start` operation. The start is a reservation: while one is held (an operation that
  * was not refused), another start is 409 `session_start_reserved`, whatever its key. Concurrent
  * starts queue on the station's lock, so exactly one dispatches. A refused start (offline
- * station, the charger said no) frees the reservation: start again with a new key.
+ * station, the charger said no) frees the reservation and reads `funding_confirmed: false` (the
+ * kind's `onSettled`, or here for a refusal decided at creation): start again with a new key.
  */
 export async function startSession({
   tenantId,
@@ -67,7 +68,7 @@ export async function startSession({
   await db.bill.update({ where: { id: row.billId }, data: { startOperationId: operation.id } });
   await db.chargingSession.update({
     where: { id: row.id },
-    data: { fundingConfirmed: true, startOperationId: operation.id },
+    data: { fundingConfirmed: operation.status !== "rejected", startOperationId: operation.id },
   });
   // The token the charger will present is the service's own, like a bill's start.
   if (operation.status === "dispatching")

@@ -7,6 +7,7 @@ import {
 import { call, idem } from "../testing/api";
 import { consoleAs } from "../testing/console";
 import { aMember } from "../testing/users";
+import { PLAIN } from "../../components/console/pages/payment-rules";
 import { ConsoleApiError } from "./init";
 
 /** The API's error code of a refused console call, or "ok". */
@@ -78,5 +79,20 @@ describe("payment actions in the console", () => {
       "capture:succeeded",
       "refund:succeeded",
     ]);
+    // Asked again from a page that was out of date (a new key per confirmed action): the API's
+    // 409 names the state, and the console has plain words for it
+    for (const [ask, code] of [
+      [
+        () => asAdmin.v1.refundPayment({ params: ids, idempotencyKey: idem() }),
+        "payment_already_refunded",
+      ],
+      [
+        () => asDeveloper.v1.capturePayment({ params: ids, idempotencyKey: idem() }),
+        "payment_already_refunded",
+      ],
+    ] as const) {
+      expect(await outcome(ask())).toBe(code);
+      expect(PLAIN[code]).toMatch(/already refunded/);
+    }
   });
 });

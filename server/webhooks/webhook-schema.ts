@@ -7,6 +7,11 @@ export const EVENT_TYPES = {
   "bill.finalized": "billing:read",
   /** a bill's transaction ended; data.reason says why (`hold_limit`: the live cap stopped it) */
   "bill.charging_stopped": "billing:read",
+  /**
+   * a managed bill's running cost passed its hold (the live cap's stop not confirmed: the charger
+   * charges on; or the session ended above it): the bill needs reconciliation
+   */
+  "bill.cap_exceeded": "billing:read",
   /** payment state changes; data.payment is the payment as /v1 shows it */
   "payment.authorized": "billing:read",
   "payment.failed": "billing:read",

@@ -25,7 +25,10 @@ export function BillPage({ tenantId, billId }: { tenantId: number; billId: strin
   const bill = useQuery(
     trpc.v1.getBill.queryOptions(
       { params: { tenant_id: tenantId, bill_id: billId } },
-      { refetchInterval: (q) => (q.state.data?.status === "final" ? false : 5_000) },
+      {
+        refetchInterval: (q) =>
+          q.state.data?.status === "final" || q.state.data?.status === "canceled" ? false : 5_000,
+      },
     ),
   );
   return (
@@ -68,9 +71,32 @@ function Facts({ tenantId, bill }: { tenantId: number; bill: Bill }) {
     ],
     ["Connector", bill.connector_id],
     ["Tariff", `${bill.tariff_id} (version ${bill.tariff_version}, ${bill.billing_version})`],
-    ["Hold", usd(bill.hold_minor)],
+    [
+      "Hold",
+      bill.status === "canceled"
+        ? `${usd(bill.hold_minor)}, released (the session was canceled before it started)`
+        : usd(bill.hold_minor),
+    ],
     ["Transaction", bill.transaction_id ?? "—"],
     ["Stop reason", bill.stop_reason ?? "—"],
+    [
+      "Live cap",
+      bill.cap_attempts === 0
+        ? "—"
+        : `${bill.cap_attempts} call${bill.cap_attempts === 1 ? "" : "s"} to stop the charger (latest ${bill.stop_operation_id ?? "—"})`,
+    ],
+    [
+      "Reconciliation",
+      bill.needs_reconciliation ? (
+        <span key="r" data-testid="bill-reconciliation" className="text-red-700 dark:text-red-300">
+          Needed: the running cost passed the hold
+          {bill.hold_exceeded_at ? ` at ${when(bill.hold_exceeded_at)}` : ""}, so the hold cannot
+          pay it all; settle it with the driver.
+        </span>
+      ) : (
+        "—"
+      ),
+    ],
     ["Running cost", bill.running_cost_minor === null ? "—" : usd(bill.running_cost_minor)],
     ["Created", when(bill.created_at)],
     ["Finalized", bill.finalized_at ? when(bill.finalized_at) : "—"],
@@ -94,7 +120,11 @@ function Cost({ bill }: { bill: Bill }) {
   if (bill.total_minor === null) {
     return (
       <Card title="Cost">
-        <p className="text-sm">Not final yet: the amount is fixed when the bill is finalized.</p>
+        <p className="text-sm">
+          {bill.status === "canceled"
+            ? "Canceled: the session never charged, so nothing is owed."
+            : "Not final yet: the amount is fixed when the bill is finalized."}
+        </p>
       </Card>
     );
   }

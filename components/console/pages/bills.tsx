@@ -22,7 +22,16 @@ import {
 } from "../ui";
 import { StringPager } from "../pager";
 
-const STATUSES = ["", "open", "starting", "start_unknown", "charging", "ended", "final"] as const;
+const STATUSES = [
+  "",
+  "open",
+  "starting",
+  "start_unknown",
+  "charging",
+  "ended",
+  "final",
+  "canceled",
+] as const;
 const SOURCES = ["", "csms", "simulated"] as const;
 
 /** "$4.32" from US cents. */
@@ -124,6 +133,13 @@ export function BillsPage({ tenantId }: { tenantId: number }) {
   );
 }
 
+/** The final amount; before it, the hold; a canceled bill holds nothing any more. */
+export function billAmount(b: Pick<V1["getBill"], "status" | "total_minor" | "hold_minor">) {
+  if (b.total_minor !== null) return usd(b.total_minor);
+  if (b.status === "canceled") return "canceled, hold released";
+  return `hold ${usd(b.hold_minor)}`;
+}
+
 function BillRows({ tenantId, rows }: { tenantId: number; rows: V1["listBills"]["data"] }) {
   return (
     <Table head={["Bill", "Status", "Source", "Station", "Amount", "Payment", "Created"]}>
@@ -150,7 +166,7 @@ function BillRows({ tenantId, rows }: { tenantId: number; rows: V1["listBills"][
             </Link>
           </td>
           <td className={td} data-testid="bill-amount">
-            {b.total_minor !== null ? usd(b.total_minor) : `hold ${usd(b.hold_minor)}`}
+            {billAmount(b)}
           </td>
           <td className={td}>{b.payment ? b.payment.status : "—"}</td>
           <td className={td}>{when(b.created_at)}</td>

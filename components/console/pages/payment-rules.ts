@@ -23,6 +23,14 @@ export const PLAIN: Record<string, string> = {
   payment_not_authorized:
     "The payment holds no authorized amount (any more), so there is nothing to capture or release.",
   payment_not_captured: "Only a captured payment can be refunded.",
+  payment_already_captured:
+    "This payment was already captured (a payment is captured once): nothing more was charged.",
+  payment_already_released:
+    "This payment's hold was already released: there is nothing left to capture or release.",
+  payment_already_refunded:
+    "This payment was already refunded in full (a payment is refunded once): nothing more was refunded.",
+  payment_change_in_progress:
+    "A capture, release or refund of this payment is still in progress: wait for its outcome on this page rather than asking again.",
   payment_exists: "This bill already has a payment.",
   simulator_not_allowed:
     "The simulator settles simulated bills only; use card for a charger's bill.",

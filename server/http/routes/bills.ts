@@ -31,10 +31,13 @@ Bill statuses (each moved in the same database transaction as the fact that move
 | \`starting\` | the start operation \`unknown\` (no confirmed answer) | \`start_unknown\` | reconcile; never resend under a new key |
 | \`starting\` | the start operation \`succeeded\` | \`starting\` | until the transaction appears |
 | \`open\`, \`starting\`, \`start_unknown\` | a transaction carrying the bill's token starts on its station and connector | \`charging\` | \`transaction_id\` set; the first such transaction wins |
-| \`charging\` | meter values | \`charging\` | \`running_cost_minor\`; at hold − margin one stop (\`stop_reason\` \`hold_limit\`); OCPP 2.0.1/2.1 chargers get \`CostUpdated\` |
-| \`charging\` | the transaction ends | \`ended\` | \`stop_reason\`; \`bill.charging_stopped\` |
+| \`charging\` | meter values | \`charging\` | \`running_cost_minor\`; at hold − margin the live cap stops the charger (\`stop_reason\` \`hold_limit\`, a \`bill.cap\` operation); OCPP 2.0.1/2.1 chargers get \`CostUpdated\` |
+| \`charging\` (\`hold_limit\`) | the cap's call refused, unanswered, or accepted and the transaction still running a minute later; the charger reconnecting | \`charging\` | the cap calls again (\`cap_attempts\`, \`stop_operation_id\`): the stop, the stop, then ChangeAvailability Inoperative on the connector, and so on, 10 s doubling to 5 min apart, at once on a new connection, until the transaction ends |
+| \`charging\` | the running cost passes the hold (no stop confirmed) | \`charging\` | \`needs_reconciliation\` (\`hold_exceeded\`), \`bill.cap_exceeded\`, once |
+| \`charging\` | the transaction ends | \`ended\` | \`stop_reason\`; \`bill.charging_stopped\` (and \`bill.cap_exceeded\` when the whole session cost more than the hold, if not flagged before) |
 | \`ended\` | POST …/finalize with the \`transaction_id\` | \`final\` | \`bill.finalized\` |
 | \`final\` | anything | \`final\` | the amount never changes |
+| \`open\` (an external session's bill) | POST …/charging-sessions/{id}/cancel | \`canceled\` | closed: no amount, nothing held, matched by no transaction |
 `.trim();
 
 export const billRoutes = [

@@ -5,9 +5,9 @@ Session statuses (derived from facts; each change is published as \`charging_ses
 | Status | Moved by | Next | Also |
 | --- | --- | --- | --- |
 | \`created\` | POST …/start (csms, \`funding_confirmed: true\`) | \`starting\` | an \`external.start\` operation (202): the start reservation |
-| \`created\` | POST …/cancel | \`canceled\` | connector free; no funds released |
+| \`created\` | POST …/cancel | \`canceled\` | connector free; its bill \`canceled\` (closed, no hold shown); the service releases no funds (the application holds them) |
 | \`created\` | POST …/finalize (simulated, \`energy_wh\`) | \`final\` | \`bill.finalized\` with \`session_id\` |
-| \`starting\` | the start operation \`rejected\` | \`created\` | reservation freed: start again with a new key, or cancel |
+| \`starting\` | the start operation \`rejected\` | \`created\` | reservation freed, \`funding_confirmed\` false: start again with a new key, or cancel |
 | \`starting\` | the start operation \`unknown\` | \`start_unknown\` | \`needs_reconciliation\` (\`start_unknown\`); never resend under a new key |
 | \`starting\`, \`start_unknown\` | the charger starts a transaction with the session's token on its connector | \`charging\` | usage is live |
 | \`charging\` | POST …/stop | \`stopping\` | an \`external.stop\` operation (202) for its own transaction: the stop reservation |

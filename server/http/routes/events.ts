@@ -16,7 +16,7 @@ export const eventRoutes = [
     operationId: "listEvents",
     summary: "The tenant's event log, in sequence order",
     description:
-      "Continue with `after` = `next_cursor`. `next_cursor` is the last sequence returned, or `after` itself on an empty page, so a reader can keep polling; a reader that pages this way never misses an event that commits later. `type` takes one type or a comma-separated list; `resource_id` keeps the events of one resource (e.g. a payment's `pay_…` ID; with `type` it reads only those types' events). Billing events (`bill.finalized`, `bill.charging_stopped`, `payment.*`, `charging_session.status_changed`) are listed only for keys that also hold `billing:read`.",
+      "Continue with `after` = `next_cursor`. `next_cursor` is the last sequence returned, or `after` itself on an empty page, so a reader can keep polling; a reader that pages this way never misses an event that commits later. `type` takes one type or a comma-separated list; `resource_id` keeps the events of one resource (e.g. a payment's `pay_…` ID; with `type` it reads only those types' events). Billing events (`bill.finalized`, `bill.charging_stopped`, `bill.cap_exceeded`, `payment.*`, `charging_session.status_changed`) are listed only for keys that also hold `billing:read`.",
     tag: "Events",
     auth: "tenant",
     scopes: ["stations:read"],

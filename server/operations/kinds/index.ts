@@ -1,3 +1,4 @@
+import { billCap } from "./bill-cap";
 import { billCostUpdate } from "./bill-cost-update";
 import { billStart } from "./bill-start";
 import { externalStart } from "./external-start";
@@ -11,9 +12,15 @@ import { stationCredentials } from "./station-credentials";
  * line here; creation, dispatch, the sweeps and completion need no change.
  */
 const KINDS: Record<string, OperationKind> = Object.fromEntries(
-  [stationCommand, stationCredentials, billStart, billCostUpdate, externalStart, externalStop].map(
-    (kind) => [kind.scope, kind],
-  ),
+  [
+    stationCommand,
+    stationCredentials,
+    billStart,
+    billCostUpdate,
+    billCap,
+    externalStart,
+    externalStop,
+  ].map((kind) => [kind.scope, kind]),
 );
 
 /** The kind for `scope`. Throws for a scope no kind serves: that is a bug, never a charger's doing. */

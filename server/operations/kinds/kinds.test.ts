@@ -4,6 +4,7 @@ import { db } from "../../db";
 import type { Operation } from "../../generated/prisma/client";
 import { newId } from "../../lib/ids";
 import { open } from "../../lib/secret-box";
+import { aBill, aTariff } from "../../bills/testing";
 import { aStation, aTenantWithKey } from "../../testing/builders";
 import { completeOperation } from "../complete-operation";
 import { createOperation } from "../create-operation";
@@ -119,6 +120,61 @@ describe("the operation kind registry", () => {
       status: "rejected",
       result: { charger_status: "Rejected", error: { code: "charger_rejected" } },
     });
+  });
+
+  it("bill.cap builds the stop or the connector's ChangeAvailability Inoperative for each protocol, and sends nothing for an ended transaction", async () => {
+    const calls: Record<string, (OcppCall | Refusal)[]> = {};
+    for (const protocol of ["ocpp1.6", "ocpp2.0.1"] as const) {
+      const s = await aConnectedStation(protocol);
+      const tariff = await aTariff(s.tenantId, s.key, { rate_minor_per_kwh: 35 });
+      const bill = await aBill(s.tenantId, s.key, {
+        station_id: s.station.id,
+        connector_id: s.station.connectors[1]!.id,
+        tariff_id: tariff.id,
+        source: "csms",
+      });
+      const transaction = await db().transaction.create({
+        data: {
+          tenantId: s.tenantId,
+          stationId: s.station.id,
+          reference: protocol === "ocpp1.6" ? "4712" : "tx-cap",
+        },
+      });
+      await db().bill.update({ where: { id: bill.id }, data: { transactionId: transaction.id } });
+      const build = (means: string) =>
+        operationKind("bill.cap").build({
+          operation: anOperation({
+            scope: "bill.cap",
+            request: { bill_id: bill.id, transaction_id: transaction.id, means, attempt: 1 },
+          }),
+          station: s.dispatch,
+          secret: null,
+          db: db(),
+        });
+      calls[protocol] = [await build("stop"), await build("availability")];
+      await db().transaction.update({
+        where: { id: transaction.id },
+        data: { endedAt: new Date() },
+      });
+      calls[protocol].push(await build("stop"));
+    }
+    const ended = { refused: expect.objectContaining({ code: "transaction_ended" }) };
+    expect(calls["ocpp1.6"]).toEqual([
+      { action: "RemoteStopTransaction", payload: { transactionId: 4712 } },
+      { action: "ChangeAvailability", payload: { connectorId: 2, type: "Inoperative" } },
+      ended,
+    ]);
+    expect(calls["ocpp2.0.1"]).toEqual([
+      { action: "RequestStopTransaction", payload: { transactionId: "tx-cap" } },
+      {
+        action: "ChangeAvailability",
+        payload: { operationalStatus: "Inoperative", evse: { id: 2, connectorId: 1 } },
+      },
+      ended,
+    ]);
+    const kind = operationKind("bill.cap");
+    expect(kind.interpret({ status: "Scheduled" }, "ocpp1.6").status).toBe("succeeded");
+    expect(kind.interpret({ status: "Rejected" }, "ocpp2.0.1").status).toBe("rejected");
   });
 
   it("station.credentials pushes the secret to a 2.x station, refuses 1.6, and reads SetVariables' answer", async () => {
