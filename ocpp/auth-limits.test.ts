@@ -2,11 +2,10 @@ import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { createInterface } from "node:readline";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
-import WebSocket from "ws";
 import { aStation, aStationWithPassword, aTenantWithKey } from "../server/testing/builders";
 import { verifyPassword } from "../server/lib/passwords";
 import { DEFAULT_AUTH_LIMITS, chargerAddress } from "./auth-limits";
-import { aCharger, startTestGateway, waitUntil } from "./testing";
+import { aCharger, handshake, startTestGateway, waitUntil } from "./testing";
 
 const PASSWORD = "limits-password-0001";
 
@@ -28,32 +27,6 @@ async function aStationWith(password: string | null) {
     ? await aStationWithPassword(t, password)
     : await aStation(t.tenantId, t.key, { connector_count: 1 });
   return station.name;
-}
-
-/** One OCPP handshake: 101 when the socket opened (then closed), else the HTTP status. */
-function handshake(
-  url: string,
-  identity: string,
-  password: string,
-  headers: Record<string, string> = {},
-): Promise<{ status: number; ms: number }> {
-  const started = performance.now();
-  const basic = Buffer.from(`${identity}:${password}`).toString("base64");
-  const ws = new WebSocket(`${url}/${identity}`, ["ocpp1.6"], {
-    headers: { authorization: `Basic ${basic}`, ...headers },
-  });
-  return new Promise((resolve) => {
-    const done = (status: number) => resolve({ status, ms: performance.now() - started });
-    ws.on("error", () => done(0));
-    ws.once("open", () => {
-      done(101);
-      ws.terminate();
-    });
-    ws.once("unexpected-response", (request, response) => {
-      done(response.statusCode ?? 0);
-      request.destroy();
-    });
-  });
 }
 
 const from = (address: string) => ({ "x-forwarded-for": address });

@@ -41,6 +41,7 @@ import {
   type CheckQueueOptions,
   type Turn,
 } from "./auth-queue";
+import { createRefusalPace } from "./refusal-pace";
 import { PROTOCOLS, strictModeValidators } from "./protocol/validators";
 import { callFailure } from "./protocol/call-errors";
 import { GuardedSocket } from "./protocol/frame-guard";
@@ -122,7 +123,12 @@ export async function createGateway({
 }: GatewayOptions): Promise<Gateway> {
   const id = newId("gw");
   await registerGateway(db, id);
-  await dummyPasswordHash(); // made now, so no charger's handshake pays for it
+  // Made now, so no charger's handshake pays for it; one check against it is the first measure
+  // of how long a refusal takes, until handshakes give better ones.
+  const pace = createRefusalPace();
+  const timed = performance.now();
+  await verifyPassword(Buffer.alloc(0), await dummyPasswordHash());
+  pace.checked(performance.now() - timed);
   const clients = new Map<number, { client: Client; connectedAt: Date }>();
   /** disconnects being written; close() waits for them before the process lets its pool go */
   const disconnects = new Set<Promise<void>>();
@@ -163,10 +169,14 @@ export async function createGateway({
   /** the gate turn of an accepted handshake, given back once its connection is recorded */
   const admitted = new WeakMap<StationSession, () => void>();
 
-  const refuseTurn = (reject: Reject, reason: Extract<Turn, { ok: false }>["reason"]) =>
+  const refuseTurn = (
+    reject: Reject,
+    refuseUnchecked: Reject,
+    reason: Extract<Turn, { ok: false }>["reason"],
+  ) =>
     reason === "busy" || reason === "gone"
       ? reject(503, "Service Unavailable")
-      : reject(
+      : refuseUnchecked(
           429,
           reason === "name"
             ? "This station's previous handshake is still being checked; retry later."
@@ -184,8 +194,10 @@ export async function createGateway({
    * and refused past the limit without checking the password (429; ocpp-rpc's reject cannot add
    * Retry-After, so the wait is in the body). Checks take turns by address, one at a time per name
    * (`createCheckQueue`), so guessing cannot take the threads scrypt runs on from other chargers.
-   * The check itself is `authenticateStation` (a dummy hash for unknown names: every refusal costs
-   * one scrypt and reads 401, so timing does not tell which names exist).
+   * The check itself is `authenticateStation` (a dummy hash for unknown names: every refusal of
+   * a password costs one scrypt and reads 401). A 429, which checks nothing, is held until it has
+   * taken as long as a checked refusal (`createRefusalPace`), so timing does not tell which names
+   * exist, have a verifier, or are locked. (503s depend on load alone and are answered at once.)
    */
   async function authenticate(
     accept: Accept,
@@ -193,6 +205,12 @@ export async function createGateway({
     handshake: Handshake,
     signal?: AbortSignal,
   ) {
+    const started = performance.now();
+    const refuseUnchecked: Reject = (code, message) => {
+      const hold = pace.holdMs(performance.now() - started);
+      if (hold > 0) setTimeout(() => reject(code, message), hold).unref();
+      else reject(code, message);
+    };
     try {
       if (handshake.endpoint.replace(/\/+$/, "") !== "/ocpp") return reject(404, "Not Found");
       const protocol = PROTOCOLS.find((p) => handshake.protocols.has(p));
@@ -202,7 +220,7 @@ export async function createGateway({
         return reject(401, "Unauthorized");
       const address = chargerAddress(handshake.remoteAddress, handshake.headers["x-forwarded-for"]);
       const entry = await gate.take(address, handshake.identity.toLowerCase(), signal);
-      if (!entry.ok) return refuseTurn(reject, entry.reason);
+      if (!entry.ok) return refuseTurn(reject, refuseUnchecked, entry.reason);
       let held = false;
       try {
         if (signal?.aborted) return;
@@ -216,7 +234,10 @@ export async function createGateway({
             verifierKey,
           });
           if (quick.outcome === "limited")
-            return reject(429, `Too many failed attempts; retry in ${quick.retryAfterSeconds} s.`);
+            return refuseUnchecked(
+              429,
+              `Too many failed attempts; retry in ${quick.retryAfterSeconds} s.`,
+            );
           if (quick.outcome === "accepted") {
             held = true;
             entry.freeName();
@@ -230,12 +251,15 @@ export async function createGateway({
         if (!held) entry.done();
       }
       const turn = await checks.take(address, handshake.identity.toLowerCase(), signal);
-      if (!turn.ok) return refuseTurn(reject, turn.reason);
+      if (!turn.ok) return refuseTurn(reject, refuseUnchecked, turn.reason);
       try {
         if (signal?.aborted) return;
         const reserved = await reserveAttempt({ db, name: handshake.identity, address, limits });
         if (!reserved.allowed)
-          return reject(429, `Too many failed attempts; retry in ${reserved.retryAfterSeconds} s.`);
+          return refuseUnchecked(
+            429,
+            `Too many failed attempts; retry in ${reserved.retryAfterSeconds} s.`,
+          );
         const session = await authenticateStation({
           db,
           name: handshake.identity,
@@ -243,7 +267,10 @@ export async function createGateway({
           verify,
           verifierKey,
         });
-        if (!session) return reject(401, "Unauthorized");
+        if (!session) {
+          pace.checked(performance.now() - started);
+          return reject(401, "Unauthorized");
+        }
         accept(session, protocol);
         turn.done(); // before the answer reaches the charger, which may reconnect at once
         await reserved.giveBack();

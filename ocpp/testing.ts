@@ -128,3 +128,32 @@ export async function aRawCharger(options: {
     close: () => ws.terminate(),
   };
 }
+
+/**
+ * One OCPP 1.6 handshake with HTTP Basic credentials: 101 when the socket opened (it is then
+ * dropped), else the HTTP status of the refusal, and the milliseconds until that answer.
+ */
+export function handshake(
+  url: string,
+  identity: string,
+  password: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; ms: number }> {
+  const started = performance.now();
+  const basic = Buffer.from(`${identity}:${password}`).toString("base64");
+  const ws = new WebSocket(`${url}/${identity}`, ["ocpp1.6"], {
+    headers: { authorization: `Basic ${basic}`, ...headers },
+  });
+  return new Promise((resolve) => {
+    const done = (status: number) => resolve({ status, ms: performance.now() - started });
+    ws.on("error", () => done(0));
+    ws.once("open", () => {
+      done(101);
+      ws.terminate();
+    });
+    ws.once("unexpected-response", (request, response) => {
+      done(response.statusCode ?? 0);
+      request.destroy();
+    });
+  });
+}

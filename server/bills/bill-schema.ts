@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { MAX_CURSOR, paginationQuery } from "../lib/pagination";
+import { resourceId, resourceIdQuery } from "../lib/int4";
+import { paginationQuery } from "../lib/pagination";
 import { HOLD_MAX_MINOR, HOLD_MIN_MINOR } from "./holds";
 
 /**
@@ -34,7 +35,6 @@ export const MAX_SIMULATED_ENERGY_WH = 10_000_000;
 export const MAX_SIMULATED_SECONDS = 31 * 86_400;
 export const DEFAULT_SIMULATED_SECONDS = 3_600;
 
-const resourceId = z.number().int().min(1).max(MAX_CURSOR);
 const reference = z.string().min(1).max(100);
 export const billIdSchema = z.string().regex(/^bill_[0-9A-Za-z]{1,40}$/, "must be a bill ID");
 
@@ -70,8 +70,8 @@ export const listBillsQuery = z.object({
   after: billIdSchema.optional().describe("a bill ID: the page continues after it (newest first)"),
   status: z.enum(BILL_STATUSES).optional(),
   source: z.enum(BILL_SOURCES).optional(),
-  station_id: z.coerce.number().int().min(1).max(MAX_CURSOR).optional(),
-  transaction_id: z.coerce.number().int().min(1).max(MAX_CURSOR).optional(),
+  station_id: resourceIdQuery.optional(),
+  transaction_id: resourceIdQuery.optional(),
 });
 
 export const finalizeBillBody = z.strictObject({

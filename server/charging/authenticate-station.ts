@@ -9,8 +9,9 @@ export type StationSession = { stationId: number; tenantId: number; name: string
  * name (case-insensitive, as names are unique) whose password this is, or null. A name no station
  * has, and a station without a password, are checked against a dummy hash: every refusal costs
  * one password check, so timing does not tell which names exist. The caller owns the limits on
- * attempts and the turns checks take (ocpp/auth-limits.ts, ocpp/auth-queue.ts); `verify` can be a
- * watched verifier. With a `verifierKey`, a right password leaves the station's keyed verifier
+ * attempts and the turns checks take (ocpp/auth-limits.ts, ocpp/auth-queue.ts), and holds the
+ * refusals those make without a check as long as a checked one (ocpp/refusal-pace.ts); `verify`
+ * can be a watched verifier. With a `verifierKey`, a right password leaves the station's keyed verifier
  * (server/lib/password-verifier.ts) for `quickAuthenticateStation`, bound to the hash it matched:
  * written only while that hash is still the station's.
  */

@@ -41,10 +41,15 @@ import {
  *   otherwise the location of the first value of that measurand (e.g. SoC from the EV). Values of
  *   one measurand from different locations are never mixed.
  * - OCPP 1.6 values with `format: "SignedData"` are signed blobs, not readings: ignored.
- * - A value that is not a plain decimal number (garbage, "", "NaN", "0x10", an unusable
- *   multiplier, or a magnitude of 10^15 or more in the reported unit) makes its field null; a
- *   sum, maximum or average with one unreadable part is null too, never a partial figure.
- *   Nothing here throws on charger input.
+ * - A reading is a decimal in any notation: "12.5", "1.2345E4", and 2.x's JSON numbers, which
+ *   JSON writes in exponent form below 10^-6 and from 10^21 (5.960464477539063e-8); the exponent
+ *   has at most three digits. It is read exactly and rounded once, to the three decimals kept, so
+ *   a reading below half a thousandth (a current of 6e-8 A, a SoC of 1e-300 %) reads "0.000".
+ * - A value that is not a decimal number (garbage, "", "NaN", "0x10", an unusable multiplier,
+ *   or a magnitude of 10^15 or more in the reported unit) makes its field null; a sum, maximum
+ *   or average with one unreadable part is null too, never a partial figure. The sample is still
+ *   recorded with its other fields. Nothing here throws on charger input
+ *   (ocpp/exponent-readings.test.ts).
  * - `context`: Transaction.End if any sampled value has it, else Transaction.Begin, else the first
  *   context given, else the OCPP default Sample.Periodic (so the first and last readings of a
  *   transaction are recognized even if a charger labels only some values).

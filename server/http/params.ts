@@ -1,12 +1,13 @@
 import { z } from "zod";
-import { MAX_CURSOR } from "../lib/pagination";
+import { INT4_MAX, resourceId } from "../lib/int4";
 
 /** Integer resource IDs in paths: digits only, within PostgreSQL's integer range. */
 export const idParam = z
   .string()
   .regex(/^[0-9]{1,10}$/, "must be a positive integer")
+  .describe(`an integer ID, 1 to ${INT4_MAX}`)
   .transform(Number)
-  .pipe(z.number().int().min(1).max(MAX_CURSOR));
+  .pipe(resourceId);
 
 export const tenantParams = z.object({ tenant_id: idParam });
 export const stationParams = z.object({ tenant_id: idParam, station_id: idParam });

@@ -4,6 +4,7 @@ import { DomainError } from "../errors";
 import type { UserCaller } from "../access/caller";
 import { projectTeamAccess, requireTeam } from "../access/team-access";
 import { newId, randomBase62, sha256Hex } from "../lib/ids";
+import { resourceId } from "../lib/int4";
 import { scopesOf } from "../teams/roles";
 import { ownedWorkspace } from "../teams/workspace";
 import { API_VERSIONS, LATEST_VERSION, type ApiVersion } from "../versions";
@@ -122,9 +123,7 @@ export const createKeyBody = z
     api_version: z.enum(API_VERSIONS).optional(),
   })
   .strict();
-export const createAnyKeyBody = createKeyBody
-  .extend({ tenant_id: z.number().int().positive().optional() })
-  .strict();
+export const createAnyKeyBody = createKeyBody.extend({ tenant_id: resourceId.optional() }).strict();
 
 /** Project and workspace scopes never share a key. */
 function splitScopes(scopes: string[]) {

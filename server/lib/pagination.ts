@@ -1,7 +1,8 @@
 import { z } from "zod";
+import { INT4_MAX } from "./int4";
 
 /** Spec section 8: `after` integer >= 0 (default 0), `limit` 1 to 100 (default 50). */
-export const MAX_CURSOR = 2_147_483_647;
+export const MAX_CURSOR = INT4_MAX;
 
 export const paginationQuery = z.object({
   after: z.coerce.number().int().min(0).max(MAX_CURSOR).default(0),

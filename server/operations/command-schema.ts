@@ -1,10 +1,11 @@
 import { z } from "zod";
+import { resourceId } from "../lib/int4";
 
 /** An operator command, as the API takes it (resource IDs, not the station's protocol fields). */
 export const commandBody = z.discriminatedUnion("action", [
   z.strictObject({
     action: z.literal("start"),
-    connector_id: z.number().int().positive(),
+    connector_id: resourceId,
     token: z.string().min(1).max(36),
     token_type: z
       .enum([
@@ -19,12 +20,12 @@ export const commandBody = z.discriminatedUnion("action", [
       ])
       .optional(),
   }),
-  z.strictObject({ action: z.literal("stop"), transaction_id: z.number().int().positive() }),
+  z.strictObject({ action: z.literal("stop"), transaction_id: resourceId }),
   z.strictObject({ action: z.literal("reset"), mode: z.enum(["soft", "hard"]) }),
-  z.strictObject({ action: z.literal("unlock"), connector_id: z.number().int().positive() }),
+  z.strictObject({ action: z.literal("unlock"), connector_id: resourceId }),
   z.strictObject({
     action: z.literal("availability"),
-    connector_id: z.number().int().positive(),
+    connector_id: resourceId,
     mode: z.enum(["inoperative", "operative"]),
   }),
 ]);

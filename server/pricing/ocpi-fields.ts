@@ -40,7 +40,10 @@ const energyMixSchema = z.strictObject({
           ["NUCLEAR_WASTE", "CARBON_DIOXIDE"],
           "must be NUCLEAR_WASTE or CARBON_DIOXIDE",
         ),
-        amount: z.number().min(0, "must not be negative"),
+        amount: z
+          .number()
+          .min(0, "must not be negative")
+          .max(1_000_000, "must be at most 1000000 (g/kWh)"),
       }),
     )
     .max(20)

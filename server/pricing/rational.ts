@@ -131,8 +131,9 @@ const DECIMAL = /^(-?)(\d+)(?:\.(\d+))?$/;
 
 /**
  * Exact value of a JSON number or decimal string, using the number's shortest round-trip decimal
- * form (so 0.1 is exactly 1/10, not the nearest binary double). Returns null for anything that is
- * not a plain decimal (NaN, Infinity, exponent notation) or that has more than `maxPlaces`
+ * form (so 0.1 is exactly 1/10, not the nearest binary double; a number JavaScript writes in
+ * exponent form, 1e-7 or 1e+21, is expanded exactly). Returns null for anything that is not a
+ * plain decimal (NaN, Infinity, a string in exponent notation) or that has more than `maxPlaces`
  * fractional digits.
  */
 export function parseDecimal(value: number | string, maxPlaces = 20): Rational | null {
@@ -147,10 +148,15 @@ export function parseDecimal(value: number | string, maxPlaces = 20): Rational |
   return rat(n, 10n ** BigInt(trimmed.length));
 }
 
-/** Exact value of a finite number (throws on anything parseDecimal refuses). */
+/**
+ * Exact value of a finite number, however small or large: the shortest decimal form of a double
+ * has at most a few hundred digits (5e-324 has 324 places), a cheap bigint. Validators bound how
+ * many places a stored price may have; a reading priced once (tariff simulate) is taken as it is.
+ * Throws only for NaN and ±Infinity, which no JSON number is.
+ */
 export function exact(value: number): Rational {
-  const r = parseDecimal(value);
-  if (!r) throw new RangeError(`not a plain decimal: ${value}`);
+  const r = parseDecimal(value, Infinity);
+  if (!r) throw new RangeError(`not a finite number: ${value}`);
   return r;
 }
 

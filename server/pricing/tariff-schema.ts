@@ -12,6 +12,7 @@
  *   durations in seconds. Every `min_*` is inclusive and every `max_*` exclusive.
  */
 import { z } from "zod";
+import { INT4_MAX } from "../lib/int4";
 import { decimalPlaces, exact, mul, rat } from "./rational";
 import { instantOf, ocpiTariffFields } from "./ocpi-fields";
 import { isIanaTimeZone } from "./time-zone";
@@ -168,7 +169,12 @@ const discount = {
   percent_off: decimal(2)
     .refine((v) => v > 0 && v <= 100, "must be more than 0 and at most 100")
     .optional(),
-  amount_off_minor: z.number().int("must be whole cents").min(1, "must be at least 1").optional(),
+  amount_off_minor: z
+    .number()
+    .int("must be whole cents")
+    .min(1, "must be at least 1")
+    .max(INT4_MAX, `must be at most ${INT4_MAX}`)
+    .optional(),
 };
 
 function oneDiscount(d: { percent_off?: number; amount_off_minor?: number }, ctx: z.RefinementCtx) {
@@ -196,7 +202,12 @@ export const rulesSchema = z
       .max(100)
       .optional(),
     /** Most a session may cost, incl. VAT, after discounts (integer cents). */
-    session_cost_cap_minor: z.number().int("must be whole cents").min(0).optional(),
+    session_cost_cap_minor: z
+      .number()
+      .int("must be whole cents")
+      .min(0)
+      .max(INT4_MAX, `must be at most ${INT4_MAX}`)
+      .optional(),
     /**
      * A session drawing less than 1 Wh (`no_energy`): `charge` (default) still bills the FLAT
      * session fee and min_price; `waive` bills neither (README, decision 8).

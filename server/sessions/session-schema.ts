@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { finalizeBillBody } from "../bills/bill-schema";
-import { MAX_CURSOR, paginationQuery } from "../lib/pagination";
+import { resourceId, resourceIdQuery } from "../lib/int4";
+import { paginationQuery } from "../lib/pagination";
 import { OPERATION_STATUSES } from "../operations/operation-schema";
 
 /**
@@ -33,7 +34,6 @@ export type ReconciliationReason = (typeof RECONCILIATION_REASONS)[number];
 
 export const sessionIdSchema = z.string().regex(/^cs_[0-9A-Za-z]{1,40}$/, "must be a session ID");
 
-const resourceId = z.number().int().min(1).max(MAX_CURSOR);
 const reference = (what: string) =>
   z.string().min(1).max(128).optional().describe(`${what}; a non-secret identifier, 1 to 128`);
 
@@ -64,8 +64,8 @@ export const listSessionsQuery = z.object({
   after: sessionIdSchema.optional().describe("a session ID: the page continues after it"),
   status: z.enum(SESSION_STATUSES).optional(),
   source: z.enum(SESSION_SOURCES).optional(),
-  station_id: z.coerce.number().int().min(1).max(MAX_CURSOR).optional(),
-  connector_id: z.coerce.number().int().min(1).max(MAX_CURSOR).optional(),
+  station_id: resourceIdQuery.optional(),
+  connector_id: resourceIdQuery.optional(),
   application_reference: z.string().min(1).max(128).optional(),
   needs_reconciliation: z
     .enum(["true", "false"])

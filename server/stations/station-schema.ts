@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { CONNECTOR_STATUSES } from "../charging/connector-status";
 import { externalReference } from "../locations/location-schema";
+import { resourceId } from "../lib/int4";
 
 /** Spec section 2: letters, digits, `_`, `-`; starts with a letter or digit; at most 36. */
 export const STATION_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,35}$/;
@@ -19,7 +20,7 @@ export const stationName = z
 
 export const registerStationBody = z.strictObject({
   name: stationName,
-  location_id: z.number().int().positive(),
+  location_id: resourceId,
   connector_count: z.number().int().min(1).max(MAX_CONNECTORS),
   external_reference: externalReference.optional(),
   serial: z.string().trim().min(1).max(64).optional(),
@@ -27,7 +28,7 @@ export const registerStationBody = z.strictObject({
 export type RegisterStationInput = z.infer<typeof registerStationBody>;
 
 export const moveStationBody = z.strictObject({
-  location_id: z.number().int().positive(),
+  location_id: resourceId,
 });
 
 export const listStationsQuery = z.object({

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ocpiTariffFields, tariffSnapshotSchema } from "../pricing";
 import { externalReference } from "../locations/location-schema";
+import { resourceId } from "../lib/int4";
 
 /** Fields of the tariff resource that are not part of the priced snapshot. */
 export const tariffMetaSchema = z.object({
@@ -87,20 +88,26 @@ export const quoteBody = z.strictObject({
     ),
 });
 
+/**
+ * Readings and volumes are read exactly as the decimals their JSON numbers are, in any notation
+ * (1e-7 is 0.0000001); bounded by the largest quantity a tariff restriction can name (1,000,000
+ * A, kW, kWh or hours). Registers are Wh in a `bigint` column: any safe integer.
+ */
+const quantity = z.number().min(0).max(1_000_000);
 const meterReading = z.strictObject({
   at: z.iso.datetime({ offset: true }),
-  energy_wh: z.number().int().min(0),
-  power_w: z.number().min(0).nullable().optional(),
-  current_a: z.number().min(0).nullable().optional(),
+  energy_wh: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
+  power_w: z.number().min(0).max(1_000_000_000).nullable().optional(),
+  current_a: quantity.nullable().optional(),
 });
 const chargingPeriod = z.strictObject({
   start_date_time: z.iso.datetime({ offset: true }),
-  dimensions: z.array(z.strictObject({ type: z.string(), volume: z.number().min(0) })).max(20),
+  dimensions: z.array(z.strictObject({ type: z.string(), volume: quantity })).max(20),
 });
 
 export const simulateBody = z
   .strictObject({
-    tariff_id: z.number().int().positive().optional(),
+    tariff_id: resourceId.optional(),
     tariff: z
       .record(z.string(), z.unknown())
       .optional()

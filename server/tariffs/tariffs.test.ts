@@ -420,4 +420,54 @@ describe("tariffs", () => {
       { code: "charging_period_before_start", details: { seconds_before: 30 } },
     ]);
   });
+
+  it("reads numbers in exponent notation exactly: a current of 5.960464477539063e-8 A or 1e-300 A is below a 1.6e1 A restriction, 1.6e1 meets it; a price past 4 places is a 422", async () => {
+    const { tenantId, key } = await aTenantWithKey();
+    // 50c/kWh while drawing at least 16 A, else 30c/kWh
+    const byCurrent = {
+      elements: [
+        {
+          price_components: [{ type: "ENERGY", price: 0.5, step_size: 1 }],
+          restrictions: { min_current: 16 },
+        },
+        { price_components: [{ type: "ENERGY", price: 0.3, step_size: 1 }] },
+      ],
+    };
+    const simulate = (current: string) =>
+      call("POST", `/v1/tenants/${tenantId}/tariffs/simulate`, {
+        key,
+        // raw JSON text: JSON.stringify would write 1.6e1 as 16
+        raw: `{"tariff":${JSON.stringify(byCurrent)},"session":{"meter_values":[
+          {"at":"2026-11-22T14:00:00Z","energy_wh":0,"current_a":${current}},
+          {"at":"2026-11-22T15:00:00Z","energy_wh":1e4,"current_a":${current}}]}}`,
+        headers: { "content-type": "application/json" },
+      });
+    for (const [current, cents] of [
+      ["1.6e1", 500],
+      ["1.6E+1", 500],
+      ["5.960464477539063e-8", 300],
+      ["1e-300", 300],
+      ["-0", 300],
+    ] as const) {
+      const sim = await simulate(current);
+      expect(sim.status, `${current}: ${JSON.stringify(sim.body)}`).toBe(200);
+      expect(sim.body.total.excl_vat_minor, current).toBe(cents);
+    }
+    expect((await simulate("1e21")).status).toBe(422);
+    // a price takes 4 decimal places; in exponent form too: 1e-4 is one, 1e-300 and 6e-8 too many
+    for (const [price, status] of [
+      ["1e-4", 201],
+      ["1e-300", 422],
+      ["5.960464477539063e-8", 422],
+      ["1e21", 422],
+    ] as const) {
+      const made = await call("POST", `/v1/tenants/${tenantId}/tariffs`, {
+        key,
+        raw: `{"elements":[{"price_components":[{"type":"ENERGY","price":${price}}]}]}`,
+        headers: { "content-type": "application/json" },
+      });
+      expect(made.status, `${price}: ${JSON.stringify(made.body)}`).toBe(status);
+      if (status === 422) expect(made.body.error.code).toBe("tariff_invalid");
+    }
+  });
 });

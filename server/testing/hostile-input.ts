@@ -281,3 +281,109 @@ export function hostileBody(schema: JsonSchema | undefined): fc.Arbitrary<unknow
     fc.jsonValue({ maxDepth: 4, stringUnit: "binary" }),
   );
 }
+
+/**
+ * Numbers at the edges of what the document's `integer` and `number` allow, as JSON text: the
+ * int4 edges (PostgreSQL's `integer`, the type of every id column), the safe-integer edges (what
+ * JSON numbers keep exactly), and exponent forms a JSON parser reads as tiny, huge or negative
+ * zero (`-0` must be sent as text: JSON.stringify writes it as `0`).
+ */
+export const BOUNDARY_NUMBERS = [
+  "0",
+  "-1",
+  "2147483647",
+  "2147483648",
+  "-2147483649",
+  "9007199254740991",
+  "9007199254740992",
+  "1e-300",
+  "5.960464477539063e-8",
+  "1e21",
+  "1E+21",
+  "-0",
+  "0.5",
+] as const;
+
+/** Valid strings for fields whose format the document states only in words, by field name. */
+const STRINGS_BY_NAME: Record<string, () => string> = {
+  url: () => "https://hooks.example.com/hooks",
+  country: () => "US",
+  time_zone: () => "Europe/Berlin",
+  start_time: () => "08:00",
+  end_time: () => "18:00",
+  start_date: () => "2026-01-01",
+  end_date: () => "2027-01-01",
+  password: () => "boundary-password-0001",
+  email: () => "someone@example.com",
+  language: () => "en",
+  currency: () => "USD",
+  type: () => "ENERGY",
+};
+let names = 0;
+
+/**
+ * The smallest plausible value of a schema: objects with their required properties only (so no
+ * two optional fields that exclude each other), strings valid for their field's name, names
+ * unique (a station's name is its login).
+ */
+export function minimalExampleOf(schema: JsonSchema | undefined, key = ""): unknown {
+  if (!schema) return null;
+  if (schema.const !== undefined) return schema.const;
+  if (schema.enum?.length) return schema.enum[0];
+  const variant = schema.oneOf?.[0] ?? schema.anyOf?.find((s) => s.type !== "null");
+  if (variant) return minimalExampleOf(variant, key);
+  const type = Array.isArray(schema.type) ? schema.type.find((t) => t !== "null") : schema.type;
+  if (type === "object")
+    return Object.fromEntries(
+      (schema.required ?? []).map((k) => [k, minimalExampleOf(schema.properties?.[k], k)]),
+    );
+  if (type === "array")
+    return Array.from({ length: Math.max(1, schema.minItems ?? 1) }, () =>
+      minimalExampleOf(schema.items, key),
+    );
+  if (type === "string" && key === "name") return `BND-${process.pid}-${++names}`;
+  if (type === "string" && STRINGS_BY_NAME[key]) return STRINGS_BY_NAME[key]();
+  return exampleOf(schema);
+}
+
+/**
+ * Every numeric field a body of `schema` can hold, each with an example body built to contain it
+ * (the variant of a `oneOf`/`anyOf` it sits in, one item of its array) and the path to it.
+ */
+export function numericFields(
+  schema: JsonSchema | undefined,
+  key = "",
+): { example: unknown; path: Path }[] {
+  if (!schema) return [];
+  const variants = [...(schema.oneOf ?? []), ...(schema.anyOf ?? [])];
+  if (variants.length) return variants.flatMap((v) => numericFields(v, key));
+  const type = Array.isArray(schema.type) ? schema.type : [schema.type];
+  if (type.includes("integer") || type.includes("number"))
+    return [{ example: minimalExampleOf(schema, key), path: [] }];
+  if (type.includes("array") && schema.items)
+    return numericFields(schema.items, key).map(({ example, path }) => ({
+      example: [
+        example,
+        ...Array.from({ length: Math.max(0, (schema.minItems ?? 1) - 1) }, () =>
+          minimalExampleOf(schema.items, key),
+        ),
+      ],
+      path: [0, ...path],
+    }));
+  if (type.includes("object") && schema.properties) {
+    const base = minimalExampleOf(schema, key) as Record<string, unknown>;
+    return Object.entries(schema.properties).flatMap(([name, property]) =>
+      numericFields(property, name).map(({ example, path }) => ({
+        example: { ...base, [name]: example },
+        path: [name, ...path],
+      })),
+    );
+  }
+  return [];
+}
+
+/** `value` as JSON text with the value at `path` written as `literal` (any JSON number text). */
+export function jsonWith(value: unknown, path: Path, literal: string): string {
+  const marker = "\u0001boundary\u0001";
+  return JSON.stringify(setAt(value, path, marker)).replace(JSON.stringify(marker), literal);
+}

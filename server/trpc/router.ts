@@ -4,6 +4,7 @@ import { DomainError } from "../errors";
 import { resolveTenantAccess } from "../access/tenant-access";
 import { isPlatformRole } from "../teams/roles";
 import { teamAllows } from "../access/team-access";
+import { resourceId } from "../lib/int4";
 import { myContext } from "../teams/my-context";
 import { consoleError, protectedProcedure, router } from "./init";
 import { v1Procedures, type ConsoleOperation } from "./operations";
@@ -52,7 +53,7 @@ export const appRouter = router({
   /** who is signed in, their teams and projects with their scopes in each */
   me: protectedProcedure.query(({ ctx }) => myContext(db(), ctx.caller)),
   project: protectedProcedure
-    .input(z.object({ tenant_id: z.number().int().positive().max(2_147_483_647) }))
+    .input(z.object({ tenant_id: resourceId }))
     .query(({ ctx, input }) => projectAccess(ctx.caller, input.tenant_id)),
   v1: router(v1Procedures),
 });

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { resourceId } from "../lib/int4";
 
 /** Event types an endpoint can subscribe to (spec section 6), and the read scope each needs. */
 export const EVENT_TYPES = {
@@ -54,7 +55,7 @@ export const createWebhookBody = z.strictObject({
   url: z.string().min(1).max(2048),
   events: z.array(eventTypeSchema).min(1).max(Object.keys(EVENT_TYPES).length),
   description: z.string().max(500).optional(),
-  stations: z.array(z.number().int().positive()).min(1).max(1000).nullable().optional(),
+  stations: z.array(resourceId).min(1).max(1000).nullable().optional(),
   meter: z.strictObject({ sample_interval_seconds: z.number().int().min(10).max(3600) }).optional(),
 });
 export type CreateWebhookInput = z.infer<typeof createWebhookBody>;

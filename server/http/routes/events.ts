@@ -5,7 +5,8 @@ import {
   workspaceEventSchema,
   workspaceOf,
 } from "../../events/workspace-events";
-import { MAX_CURSOR, paginationQuery } from "../../lib/pagination";
+import { resourceIdQuery } from "../../lib/int4";
+import { paginationQuery } from "../../lib/pagination";
 import { tenantParams } from "../params";
 import { defineRoute } from "../route";
 
@@ -28,7 +29,7 @@ export const eventRoutes = [
         .max(500)
         .regex(/^[a-z_.]+(,[a-z_.]+)*$/, "must be event types separated by commas")
         .optional(),
-      station_id: z.coerce.number().int().min(1).max(MAX_CURSOR).optional(),
+      station_id: resourceIdQuery.optional(),
       resource_id: z
         .string()
         .min(1)

@@ -4,7 +4,8 @@ import { commandBody, createCommand, waitForOperation } from "../../operations/c
 import { operationSchema } from "../../operations/operation-schema";
 import { presentOperation } from "../../operations/present-operation";
 import { credentialsBody, setStationCredentials } from "../../stations/set-station-credentials";
-import { MAX_CURSOR, paginationQuery, toPage } from "../../lib/pagination";
+import { resourceIdQuery } from "../../lib/int4";
+import { paginationQuery, toPage } from "../../lib/pagination";
 import { idParam, stationParams, tenantParams } from "../params";
 import { defineRoute } from "../route";
 
@@ -99,7 +100,7 @@ export const operationRoutes = [
         .string()
         .regex(/^op_[0-9A-Za-z]+$/)
         .optional(),
-      station_id: z.coerce.number().int().min(1).max(MAX_CURSOR).optional(),
+      station_id: resourceIdQuery.optional(),
     }),
     status: 200,
     response: z.object({

@@ -2,7 +2,8 @@ import { z } from "zod";
 import { getTransaction } from "../../charging/get-transaction";
 import { listTransactions } from "../../charging/list-transactions";
 import { transactionSchema } from "../../charging/present-transaction";
-import { MAX_CURSOR, pageSchema, paginationQuery } from "../../lib/pagination";
+import { resourceIdQuery } from "../../lib/int4";
+import { pageSchema, paginationQuery } from "../../lib/pagination";
 import { idParam, tenantParams } from "../params";
 import { defineRoute } from "../route";
 
@@ -19,7 +20,7 @@ export const transactionRoutes = [
     scopes: ["billing:read"],
     params: tenantParams,
     query: paginationQuery.extend({
-      station_id: z.coerce.number().int().min(1).max(MAX_CURSOR).optional(),
+      station_id: resourceIdQuery.optional(),
       status: z.enum(["active", "ended"]).optional(),
       order: z.enum(["asc", "desc"]).default("asc"),
     }),
