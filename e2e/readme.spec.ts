@@ -1,5 +1,6 @@
 import { expect, test, type Page } from "@playwright/test";
 import { aCharger, waitUntil } from "../ocpp/testing";
+import { anEmail, PASSWORD, shot } from "./fixtures/people";
 import { startProduct, type Product } from "./fixtures/product";
 import { readmeShellBlocks, Terminal, type BlockOutput } from "./fixtures/readme";
 
@@ -117,6 +118,53 @@ test("A first API call: bootstrap prints exactly one JSON object, the station go
     connectorId: station.connectors[0].id,
   };
   expect(await terminal.variable("CONNECTOR_ID")).toBe(String(ids.connectorId));
+});
+
+test("Tokens for scripts: the device flow gives the script the person's token, and /v1/me answers as them", async () => {
+  test.setTimeout(120_000);
+  const [ask, poll, ...more] = blocksOf("## Tokens for scripts");
+  expect(more).toEqual([]);
+  const asked = await run(ask);
+  const [device] = asked.json;
+  expect(device).toMatchObject({
+    verification_uri: `${product.baseUrl}/oidc/device`,
+    expires_in: 600,
+    interval: 5,
+  });
+  expect(asked.text).toEqual([
+    `Open ${device.verification_uri_complete} and check the code ${device.user_code}`,
+  ]);
+
+  // The code page, where a person types the code (verification_uri).
+  await page.goto(device.verification_uri);
+  await page.waitForURL(/\/device\?step=code/);
+  await expect(page.getByLabel("Code shown in your terminal")).toBeVisible();
+  await shot(page, "device-code");
+  // The person, in a browser: the code page shows the code, then they sign up and are done.
+  await page.goto(device.verification_uri_complete);
+  await page.waitForURL(/\/device\?step=confirm/);
+  await expect(page.getByTestId("user-code")).toHaveText(device.user_code);
+  await shot(page, "device-confirm");
+  await page.getByRole("button", { name: "Continue and sign in" }).click();
+  await page.waitForURL(/\/interaction\//);
+  await page.getByRole("link", { name: "Create an account" }).click();
+  const email = anEmail("script");
+  await page.getByLabel("Name").fill("Scripting Sam");
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Password").fill(PASSWORD);
+  await page.getByRole("button", { name: "Create account" }).click();
+  await page.waitForURL(/\/device\?step=done/);
+  await expect(page.getByRole("heading", { name: "Your device is signed in" })).toBeVisible();
+  await shot(page, "device-done");
+
+  const polled = await run(poll, 60_000);
+  expect(polled.json).toEqual([
+    {
+      user: { id: expect.any(Number), email, name: "Scripting Sam", platform_role: null },
+      teams: [],
+      pending_invites: 0,
+    },
+  ]);
 });
 
 test("Bills: a simulated bill from start to final amount on the project's own station and tariff", async () => {
