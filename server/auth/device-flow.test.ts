@@ -149,6 +149,11 @@ afterEach(() => vi.useRealTimers());
 
 describe("a person's token for scripts: the device authorization grant (README, Tokens for scripts)", () => {
   it("gives a script the person's token, which /v1/me accepts as that person", async () => {
+    const discovery = await handleOidc(delivered("/oidc/.well-known/openid-configuration"));
+    expect(await discovery.json()).toMatchObject({
+      device_authorization_endpoint: `${BASE}/oidc/device/auth`,
+      grant_types_supported: expect.arrayContaining([DEVICE_CODE_GRANT]),
+    });
     const person = await aPerson();
     const address = anAddress();
     const code = await deviceAuthorization(address);
