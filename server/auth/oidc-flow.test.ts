@@ -1,13 +1,12 @@
-import crypto from "node:crypto";
 import { describe, expect, it, vi } from "vitest";
 import { POST as startSignInRoute } from "@/app/sign-in/start/route";
 import { db } from "../db";
 import { call } from "../testing/api";
 import { aTenantWithKey } from "../testing/builders";
 import { signUp } from "./accounts";
+import { consoleSignIn, delivered, followed, Jar, withCookies } from "../testing/oidc-browser";
 import { handleLogin, handleSignUp } from "./interaction";
 import { handlers } from "./next-auth";
-import { CONSOLE_CLIENT_ID, consoleClientSecret } from "./oidc-provider";
 import { handleOidc } from "./oidc-route";
 
 // A real public name, as in production: not localhost, served over TLS by a proxy in front, and
@@ -17,105 +16,6 @@ const BASE = vi.hoisted(
   () => (process.env.PUBLIC_BASE_URL = "https://console.chargecloud.example"),
 );
 const REDIRECT = `${BASE}/api/auth/callback/oidc`;
-
-/**
- * A request as `next start` hands it to a route behind a TLS-terminating proxy: its URL names
- * http://localhost:3000 whatever the client used; the client's name is only in the headers.
- */
-function delivered(url: string | URL, init: RequestInit = {}, host = HOST): Request {
-  const { pathname, search } = new URL(url, BASE);
-  const headers = new Headers(init.headers);
-  headers.set("host", host);
-  headers.set("x-forwarded-host", host);
-  headers.set("x-forwarded-proto", "https");
-  return new Request(`http://localhost:3000${pathname}${search}`, { ...init, headers });
-}
-
-/** A browser's cookie jar for one site. */
-class Jar {
-  private cookies = new Map<string, string>();
-  take(res: Response) {
-    for (const line of res.headers.getSetCookie()) {
-      const [pair] = line.split(";");
-      const eq = pair!.indexOf("=");
-      if (/;\s*(max-age=0|expires=thu, 01 jan 1970)/i.test(line))
-        this.cookies.delete(pair!.slice(0, eq));
-      else this.cookies.set(pair!.slice(0, eq), pair!.slice(eq + 1));
-    }
-    return res;
-  }
-  header() {
-    return [...this.cookies].map(([k, v]) => `${k}=${v}`).join("; ");
-  }
-}
-
-const withCookies = (jar: Jar, init: RequestInit = {}): RequestInit => ({
-  ...init,
-  headers: { ...(init.headers as Record<string, string>), cookie: jar.header() },
-});
-
-/** The absolute address a redirect sends the browser to; it must be on the public address. */
-function followed(res: Response): URL {
-  expect([302, 303]).toContain(res.status);
-  const location = new URL(res.headers.get("location")!);
-  expect(location.origin).toBe(BASE);
-  return location;
-}
-
-/** The authorization code flow with PKCE, run against the real provider in-process. */
-async function signInThroughProvider(email: string, password: string) {
-  const jar = new Jar();
-  const verifier = crypto.randomBytes(32).toString("base64url");
-  const challenge = crypto.createHash("sha256").update(verifier).digest("base64url");
-  const auth = new URL(`${BASE}/oidc/auth`);
-  for (const [k, v] of Object.entries({
-    client_id: CONSOLE_CLIENT_ID,
-    response_type: "code",
-    redirect_uri: REDIRECT,
-    scope: "openid email profile",
-    code_challenge: challenge,
-    code_challenge_method: "S256",
-    state: "st",
-    nonce: "nn",
-  }))
-    auth.searchParams.set(k, v);
-  const start = jar.take(await handleOidc(delivered(auth)));
-  const interaction = followed(start);
-  const uid = interaction.pathname.split("/").pop()!;
-  expect(interaction.pathname).toBe(`/interaction/${uid}`);
-
-  const login = await handleLogin(
-    delivered(`/interaction/${uid}/login`, {
-      method: "POST",
-      body: new URLSearchParams({ email, password }),
-    }),
-    uid,
-  );
-  const resume = followed(login);
-  if (!resume.pathname.startsWith("/oidc/")) return { refused: resume };
-
-  const callback = jar.take(await handleOidc(delivered(resume, withCookies(jar))));
-  const back = followed(callback);
-  expect(`${back.origin}${back.pathname}`).toBe(REDIRECT);
-  expect(back.searchParams.get("state")).toBe("st");
-  const token = await handleOidc(
-    delivered("/oidc/token", {
-      method: "POST",
-      headers: {
-        "content-type": "application/x-www-form-urlencoded",
-        authorization: `Basic ${Buffer.from(`${CONSOLE_CLIENT_ID}:${consoleClientSecret()}`).toString("base64")}`,
-      },
-      body: new URLSearchParams({
-        grant_type: "authorization_code",
-        code: back.searchParams.get("code")!,
-        redirect_uri: REDIRECT,
-        code_verifier: verifier,
-      }),
-    }),
-  );
-  if (token.status !== 200) throw new Error(await token.text());
-  return { tokens: (await token.json()) as { access_token: string; id_token: string } };
-}
 
 describe("the built-in OpenID Connect provider", () => {
   it("issues access tokens that /v1 accepts as the signed-in user", async () => {
@@ -127,7 +27,7 @@ describe("the built-in OpenID Connect provider", () => {
       data: { teamId: project.teamId, userId: created.userId, role: "viewer" },
     });
 
-    const { tokens } = await signInThroughProvider(email, "correct horse battery");
+    const { tokens } = await consoleSignIn(email, "correct horse battery");
     const [header] = tokens!.access_token.split(".");
     expect(JSON.parse(Buffer.from(header!, "base64url").toString())).toMatchObject({
       alg: "RS256",
@@ -161,7 +61,7 @@ describe("the built-in OpenID Connect provider", () => {
   it("sends a wrong password back to the form and issues nothing", async () => {
     const email = `wrong-${Date.now()}@example.com`;
     await signUp(db(), { name: "W", email, password: "correct horse battery" });
-    const { refused } = await signInThroughProvider(email, "incorrect horse battery");
+    const { refused } = await consoleSignIn(email, "incorrect horse battery");
     expect(refused?.pathname).toMatch(/^\/interaction\//);
     expect(refused?.searchParams.get("error")).toBe("Wrong email or password.");
   });

@@ -3,6 +3,7 @@ import Provider, { type Configuration, type KoaContextWithOIDC } from "oidc-prov
 import { db } from "../db";
 import { env } from "../env";
 import { log } from "../log";
+import { cliClient, deviceFlowFeature, DEVICE_POLL_INTERVAL_SECONDS } from "./device-flow";
 import { prismaAdapterFactory } from "./oidc-adapter";
 import { signingKeys } from "./signing-keys";
 
@@ -47,6 +48,8 @@ async function build(): Promise<Provider> {
         grant_types: ["authorization_code", "refresh_token"],
         response_types: ["code"],
       },
+      // Scripts and command-line tools: the device authorization grant (server/auth/device-flow.ts).
+      cliClient,
     ],
     jwks: await signingKeys(db()),
     cookies: {
@@ -78,6 +81,7 @@ async function build(): Promise<Provider> {
     ttl: {
       AccessToken: 3600,
       AuthorizationCode: 60,
+      DeviceCode: 600,
       IdToken: 3600,
       Interaction: 3600,
       Grant: 14 * 24 * 3600,
@@ -86,6 +90,7 @@ async function build(): Promise<Provider> {
     },
     features: {
       devInteractions: { enabled: false },
+      deviceFlow: deviceFlowFeature(publicBaseUrl),
       rpInitiatedLogout: {
         enabled: true,
         // Signing out of the console ends the provider's session too, without a second question.
@@ -116,7 +121,8 @@ async function build(): Promise<Provider> {
         },
       },
     },
-    // The console is first-party: grant it at once, with no consent screen.
+    // The console and the command line are first-party: grant them at once, with no consent
+    // screen (the device flow has the person confirm the code first).
     loadExistingGrant: async (ctx: KoaContextWithOIDC) => {
       const client = ctx.oidc.client;
       const session = ctx.oidc.session;
@@ -151,6 +157,10 @@ async function build(): Promise<Provider> {
   // PUBLIC_BASE_URL's (through X-Forwarded-Host and -Proto).
   provider.proxy = true;
   provider.on("server_error", (_ctx, error) => log.error("oidc provider error", { error }));
+  // The answer is still being built when this is emitted: state the polling interval (RFC 8628).
+  provider.on("device_authorization.success", (_ctx, body) => {
+    body.interval = DEVICE_POLL_INTERVAL_SECONDS;
+  });
   return provider;
 }
 

@@ -1,6 +1,7 @@
 import { IncomingMessage, ServerResponse } from "node:http";
 import { Socket } from "node:net";
 import { env } from "../env";
+import { deviceFlowLimit } from "./device-flow";
 import { oidcProvider } from "./oidc-provider";
 
 /**
@@ -30,6 +31,13 @@ export async function handleOidc(request: Request): Promise<Response> {
   headers["x-forwarded-host"] = publicUrl.host;
   headers["x-forwarded-proto"] = publicUrl.protocol.replace(":", "");
   const body = request.body ? Buffer.from(await request.arrayBuffer()) : null;
+  const limited = await deviceFlowLimit(
+    request,
+    url.pathname.replace(/^\/oidc/, ""),
+    body,
+    env().publicBaseUrl,
+  );
+  if (limited) return limited;
   // The body is whole here: describe it by length (body parsers look for a length or encoding).
   delete headers["transfer-encoding"];
   if (body?.length) headers["content-length"] = String(body.length);

@@ -163,7 +163,7 @@ export function buildOpenApiDocument(routes: RouteDef[], serverUrl: string) {
           scheme: "bearer",
           bearerFormat: "JWT",
           description:
-            "A signed-in user's access token from the configured identity provider (the built-in one at `/oidc` by default). Tenant routes accept it with the scopes of the user's role in the tenant's team.",
+            "A signed-in user's access token from the configured identity provider (the built-in one at `/oidc` by default). Tenant routes accept it with the scopes of the user's role in the tenant's team. A script gets one from the built-in provider with the device authorization grant (RFC 8628, client `cli`: `POST /oidc/device/auth`, then poll `POST /oidc/token`; README, Tokens for scripts).",
         },
       },
       parameters: {
