@@ -14,6 +14,8 @@ const STATUS_TEXT: Record<Account["status"], string> = {
   onboarding: "Connected. Stripe's onboarding is not finished yet.",
   active: "Stripe enables charges on this account: card payments can be taken.",
   restricted: "Stripe does not enable charges on this account until it gets what is due below.",
+  access_revoked:
+    "Stripe says this platform can no longer reach the account (its access was revoked): card payments cannot be taken. Disconnect it and connect again.",
   disconnected: "Disconnected: card payments are not taken on it any more.",
 };
 
