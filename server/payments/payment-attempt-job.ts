@@ -61,10 +61,12 @@ async function runAttempt(attemptId: string, ctx: JobContext) {
   });
   // Already decided (a reconciling read proved it): nothing to ask.
   if (!attempt || attempt.status === "succeeded" || attempt.status === "failed") return;
+  // Anything but the first try of the first job may follow a call that reached the processor.
+  const followUp = ctx.jobId !== attemptJobId(attempt.id);
   const answer = await ask(
     attempt,
     attempt.payment,
-    ctx.attempt > 1 || attempt.status === "unknown",
+    ctx.attempt > 1 || attempt.status === "unknown" || followUp,
   );
   if (!answer.ok && answer.error.kind === "uncertain") {
     await recordOutcome(

@@ -80,23 +80,23 @@ export async function connectPaymentAccount({
       if (live && revokedAccess(error)) await markAccessRevoked(db, tenantId, ref);
       throw accountCallFailure(error, live ? undefined : "account_ref");
     });
-    row = await link(db, tenantId, caller.userId, state);
+    row = await storeRead(db, tenantId, caller.userId, state);
   } else {
     row = await created(db, tenantId, caller, input.country ?? "US");
   }
-  const link_ = await accounts
+  const link = await accounts
     .onboardingLink({ accountRef: row.accountRef, ...onboardingUrls(publicBaseUrl, tenantId) })
     .catch((error: unknown) => {
       throw accountCallFailure(error);
     });
   return {
     payment_account: await readPaymentAccount(db, tenantId),
-    onboarding: { url: link_.url, expires_at: link_.expiresAt.toISOString() },
+    onboarding: { url: link.url, expires_at: link.expiresAt.toISOString() },
   };
 }
 
 /** Stores an account read from Stripe (the one connected, or `account_ref`). */
-async function link(db: Db, tenantId: number, userId: number, state: AccountState) {
+async function storeRead(db: Db, tenantId: number, userId: number, state: AccountState) {
   try {
     const result = await inTransaction(db, (tx) => storeAccount(tx, { tenantId, userId, state }));
     if (!result.stored) throw connectedAlready(result.liveAccountRef);
