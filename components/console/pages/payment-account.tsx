@@ -137,7 +137,7 @@ function AccountCard({
 
       {live ? (
         <div className="flex flex-wrap gap-2">
-          {account.status !== "active" ? (
+          {account.status !== "active" && account.status !== "access_revoked" ? (
             <Button
               variant="primary"
               disabledReason={denied}
@@ -172,7 +172,9 @@ function AccountCard({
           )}
           {confirming ? (
             <p className="w-full text-sm text-slate-600 dark:text-slate-400">
-              Card payments stop at once; the Stripe account and its money stay yours.
+              Card payments stop at once, and once no payment on it is open the platform&apos;s
+              access to it ends at Stripe; the Stripe account and its money stay yours (refund its
+              past payments in your Stripe dashboard).
             </p>
           ) : null}
         </div>
