@@ -6,9 +6,15 @@ import {
   retentionJob,
 } from "./maintenance/maintenance-jobs";
 import { OPERATION_CALL_TIMEOUT_MS, operationSweepJob } from "./operations/operation-jobs";
+import { accountAttemptJob } from "./payments/accounts/account-attempt-job";
 import { accountUpdatedJob } from "./payments/accounts/account-updated-job";
 import { paymentAttemptJob } from "./payments/payment-attempt-job";
-import { expireHoldsJob, flagUnknownPaymentsJob } from "./payments/payment-sweeps";
+import { paymentReadJob } from "./payments/payment-read-job";
+import {
+  expireHoldsJob,
+  flagUnknownPaymentsJob,
+  followInFlightPaymentsJob,
+} from "./payments/payment-sweeps";
 import { processorEventJob } from "./payments/processor-event-job";
 import { deliverWebhook } from "./webhooks/deliver-webhook";
 
@@ -24,8 +30,11 @@ export const BACKGROUND_JOBS: readonly JobDefinition[] = [
   operationSweepJob({ callTimeoutMs: OPERATION_CALL_TIMEOUT_MS }),
   capSweepJob(),
   paymentAttemptJob,
+  followInFlightPaymentsJob,
   flagUnknownPaymentsJob,
   expireHoldsJob,
+  paymentReadJob,
   processorEventJob,
   accountUpdatedJob,
+  accountAttemptJob,
 ];

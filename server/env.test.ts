@@ -106,19 +106,25 @@ describe("configuration", () => {
     expect(parseEnv({}).stripe).toEqual({
       secretKey: null,
       connectWebhookSecret: null,
+      connectClientId: null,
       apiUrl: null,
     });
     expect(
       parseEnv({
         STRIPE_SECRET_KEY: "sk_test_abc123",
         STRIPE_CONNECT_WEBHOOK_SECRET: "whsec_xyz",
+        STRIPE_CONNECT_CLIENT_ID: "ca_abc123",
         STRIPE_API_URL: "http://127.0.0.1:12111/",
       }).stripe,
     ).toEqual({
       secretKey: "sk_test_abc123",
       connectWebhookSecret: "whsec_xyz",
+      connectClientId: "ca_abc123",
       apiUrl: "http://127.0.0.1:12111",
     });
+    expect(() => parseEnv({ STRIPE_CONNECT_CLIENT_ID: "acct_1" })).toThrow(
+      /^STRIPE_CONNECT_CLIENT_ID must be the platform's Connect client ID/,
+    );
     expect(() => parseEnv({ STRIPE_SECRET_KEY: "pk_test_abc" })).toThrow(
       /^STRIPE_SECRET_KEY must be a Stripe secret key \(sk_test_… or sk_live_…\)$/,
     );

@@ -84,6 +84,10 @@ const schema = z.object({
     .string()
     .regex(/^whsec_[A-Za-z0-9+/=_-]+$/, "must be a Stripe webhook signing secret (whsec_…)")
     .optional(),
+  STRIPE_CONNECT_CLIENT_ID: z
+    .string()
+    .regex(/^ca_[A-Za-z0-9]+$/, "must be the platform's Connect client ID (ca_…)")
+    .optional(),
   STRIPE_API_URL: url(["http:", "https:"])
     .refine((value) => {
       // The SDK takes a host, port and protocol only: its request paths are absolute (/v1/…).
@@ -136,6 +140,8 @@ export type Env = {
   stripe: {
     secretKey: string | null;
     connectWebhookSecret: string | null;
+    /** the platform's Connect application (`ca_…`): disconnecting deauthorizes accounts with it */
+    connectClientId: string | null;
     apiUrl: string | null;
   };
 };
@@ -223,6 +229,7 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
     stripe: {
       secretKey: e.STRIPE_SECRET_KEY ?? null,
       connectWebhookSecret: e.STRIPE_CONNECT_WEBHOOK_SECRET ?? null,
+      connectClientId: e.STRIPE_CONNECT_CLIENT_ID ?? null,
       apiUrl: e.STRIPE_API_URL ? new URL(e.STRIPE_API_URL).origin : null,
     },
     ocppTls:

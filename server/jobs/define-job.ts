@@ -93,6 +93,19 @@ export type JobDefinition<P = unknown> = {
 export const DEFAULT_LEASE_MS = 60_000;
 export const DEFAULT_QUEUE = "default";
 
+/** Longer than recording a run's outcome takes (a transaction, retried on a conflict). */
+export const LEASE_RECORDING_MARGIN_MS = 10_000;
+
+/**
+ * The lease of a job whose run makes up to `calls` external calls one after another, each ending
+ * within `callBudgetMs` (its timeout, and whatever its client adds), and then records what they
+ * said: it lapses only when the runner died, never while a slow call is still going, so no second
+ * runner asks the same question at the same time.
+ */
+export function leaseForCalls(calls: number, callBudgetMs: number): number {
+  return calls * callBudgetMs + LEASE_RECORDING_MARGIN_MS;
+}
+
 /** A definition with defaults: the "default" queue, a 60 s lease, no retry beyond the first. */
 export function defineJob<P>(
   definition: Omit<JobDefinition<P>, "leaseMs" | "queue" | "retry"> &

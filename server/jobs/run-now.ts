@@ -1,4 +1,5 @@
 import type { Db } from "../db";
+import { log } from "../log";
 import { claimJob, claimJobs } from "./claim";
 import { scheduleCronSlots } from "./cron";
 import type { JobDefinition, Settled } from "./define-job";
@@ -66,4 +67,37 @@ export async function runJobNow(options: {
   });
   if (!job) return null;
   return executeJob(job, byId.get(job.name)!, { db: options.db, runnerId, now });
+}
+
+/** Runs started by `startJobNow` that have not ended yet. */
+const started = new Set<Promise<unknown>>();
+
+/**
+ * `runJobNow` without waiting for it: an API answer that waits a few seconds for a job's outcome
+ * starts the job here and waits on its own deadline, so a slow call delays the job, never the
+ * answer. The run keeps its lease (and its call) after the answer went out. Resolves when the run
+ * ends; never rejects.
+ */
+export function startJobNow(options: Parameters<typeof runJobNow>[0]): Promise<void> {
+  const run: Promise<void> = runJobNow(options)
+    .then(() => undefined)
+    .catch((error: unknown) => log.warn("job fast path failed", { job: options.jobId, error }))
+    .finally(() => started.delete(run));
+  started.add(run);
+  return run;
+}
+
+/** Resolves once every run `startJobNow` began so far has ended (tests; a graceful stop). */
+export async function startedJobsSettled(): Promise<void> {
+  while (started.size > 0) await Promise.allSettled([...started]);
+}
+
+/** Resolves when `runs` end or `deadline` (epoch ms) comes, whichever is first. */
+export async function untilDone(runs: Promise<unknown>[], deadline: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    Promise.allSettled(runs),
+    new Promise((resolve) => (timer = setTimeout(resolve, Math.max(0, deadline - Date.now())))),
+  ]);
+  clearTimeout(timer);
 }

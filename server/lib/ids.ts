@@ -29,7 +29,8 @@ export function newId(
     | "run"
     | "cs"
     | "srp"
-    | "pat",
+    | "pat"
+    | "paa",
 ): string {
   const time = Date.now().toString(36).padStart(9, "0");
   return `${prefix}_${time}${randomBase62(14)}`;

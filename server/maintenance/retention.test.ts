@@ -135,6 +135,21 @@ describe("retention", () => {
     ]);
   });
 
+  it("finds the processor events past retention through an index on processed_at, not a scan", async () => {
+    // The sweep's own select, planned as PostgreSQL would for a table too big to scan: with
+    // sequential scans priced out, only an index on processed_at avoids one.
+    const plan = await db().$transaction(async (tx) => {
+      await tx.$executeRaw`SET LOCAL enable_seqscan = off`;
+      return tx.$queryRaw<{ "QUERY PLAN": string }[]>`
+        EXPLAIN SELECT id FROM processor_events
+         WHERE processed_at < ${new Date("2026-10-23T12:00:00Z")} LIMIT 5000`;
+    });
+    const text = plan.map((row) => row["QUERY PLAN"]).join("\n");
+    expect(text).not.toMatch(/Seq Scan/);
+    expect(text).toMatch(/Index (Only )?Scan (using|on) processor_events_\w+/);
+    expect(text).toMatch(/Index Cond: \(processed_at </);
+  });
+
   it("drops unfinished jobs stranded on the queue of a gateway that is not alive, and no others", async () => {
     const longAgo = new Date(Date.now() - 60_000);
     await db().gateway.createMany({

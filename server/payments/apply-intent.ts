@@ -3,9 +3,17 @@ import type { Prisma } from "../generated/prisma/client";
 import type { CheckoutState, IntentState } from "./processors/types";
 import { appendPaymentEvent, EVENT_OF_STATUS } from "./payment-events";
 import type { PaymentStatus } from "./payment-schema";
-import { INCOMPLETE_AUTHORIZATION, paymentInclude, type PaymentRow } from "./present-payment";
+import {
+  INCOMPLETE_AUTHORIZATION,
+  paymentInclude,
+  REFUND_FAILED,
+  type PaymentRow,
+} from "./present-payment";
 
-/** Card authorizations lapse about 7 days after they are placed (Stripe cancels them). */
+/**
+ * Card authorizations lapse about 7 days after they are placed (Stripe cancels them): the hold's
+ * expiry when the processor does not give its own capture deadline (`IntentState.captureBefore`).
+ */
 export const HOLD_LIFETIME_MS = 7 * 86_400_000;
 
 /** What a read of the processor showed. */
@@ -88,7 +96,7 @@ function decide(payment: PaymentRow, observed: Observed, now: Date): Change | nu
           data: {
             status: "authorized",
             authorizedAt: now,
-            expiresAt: new Date(now.getTime() + HOLD_LIFETIME_MS),
+            expiresAt: intent.captureBefore ?? new Date(now.getTime() + HOLD_LIFETIME_MS),
             needsReconciliation: false,
             reconciliationReason: null,
           },
@@ -108,12 +116,12 @@ function decide(payment: PaymentRow, observed: Observed, now: Date): Change | nu
         const captured = { status: "captured", capturedMinor: received, capturedAt: now };
         if (!refundedAll) return { data: captured, passed: ["captured"] };
         return {
-          data: { ...captured, ...refunded(received, now) },
+          data: { ...captured, ...refunded(payment, received, now) },
           passed: ["captured", "refunded"],
         };
       }
       if ((status === "captured" || status === "refunding") && refundedAll)
-        return { data: refunded(intent.amountRefundedMinor, now), passed: ["refunded"] };
+        return { data: refunded(payment, intent.amountRefundedMinor, now), passed: ["refunded"] };
       return null;
     }
     case "canceled": {
@@ -161,8 +169,13 @@ const failed = (payment: PaymentRow): Change => ({
   },
   passed: ["failed"],
 });
-const refunded = (amount: number, now: Date) => ({
+/** A refund that succeeded again after one failed leaves nothing of that to reconcile. */
+const refunded = (payment: PaymentRow, amount: number, now: Date) => ({
   status: "refunded",
   refundedMinor: amount,
   refundedAt: now,
+  ...(payment.reconciliationReason === REFUND_FAILED && {
+    needsReconciliation: false,
+    reconciliationReason: null,
+  }),
 });

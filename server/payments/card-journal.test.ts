@@ -6,6 +6,7 @@ import { runJobsNow } from "../jobs/run-now";
 import { idem } from "../testing/api";
 import { startStripeFake, type StripeFake } from "../testing/stripe-fake";
 import { paymentAttemptJob } from "./payment-attempt-job";
+import { paymentReadJob } from "./payment-read-job";
 import { expireHoldsJob, flagUnknownPaymentsJob } from "./payment-sweeps";
 import { cardProcessor, usePaymentProcessors } from "./processors";
 import {
@@ -214,12 +215,10 @@ describe("uncertain outcomes", () => {
     const { paymentId } = await anAuthorizedCardPayment(p);
     const row = await db().payment.findUniqueOrThrow({ where: { id: paymentId } });
     fake.expireAuthorization(row.processorIntentRef!);
-    await runJobsNow({
-      db: db(),
-      definitions: [expireHoldsJob],
-      cron: true,
-      now: later(7 * 86_400_000 + 60_000),
-    });
+    // the sweep asks for a read of each lapsed hold; a read job makes it
+    const sweep = { db: db(), definitions: [expireHoldsJob, paymentReadJob], cron: true };
+    await runJobsNow({ ...sweep, now: later(7 * 86_400_000 + 60_000) });
+    await runJobsNow({ ...sweep, now: later(7 * 86_400_000 + 61_000) });
     const read = await db().payment.findUniqueOrThrow({ where: { id: paymentId } });
     expect(read.status).toBe("expired");
     expect(await eventTypes(p.tenantId)).toEqual(["payment.authorized", "payment.expired"]);

@@ -1,7 +1,7 @@
 import type { DbTx } from "../db";
 import { enqueue } from "../jobs/enqueue";
 import { newId } from "../lib/ids";
-import { paymentAttemptJob } from "./payment-attempt-job";
+import { attemptJobId, paymentAttemptJob } from "./payment-attempt-job";
 import type { AttemptKind } from "./payment-schema";
 
 /**
@@ -16,13 +16,15 @@ export async function newAttempt(
   amountMinor: number,
   request: Record<string, unknown> = {},
 ) {
+  const id = newId("pat");
   const attempt = await tx.paymentAttempt.create({
     data: {
-      id: newId("pat"),
+      id,
       paymentId,
       kind,
       amountMinor,
       request: { amount_minor: amountMinor, ...request },
+      jobId: attemptJobId(id),
     },
   });
   await enqueue(tx, paymentAttemptJob, { attempt_id: attempt.id }, { key: attempt.id });

@@ -1,13 +1,14 @@
 import { z } from "zod";
 import type { DbTx } from "../db";
 import { Prisma, type Payment, type PaymentAttempt } from "../generated/prisma/client";
-import { defineJob, stepBackoff, type JobContext } from "../jobs/define-job";
+import { defineJob, leaseForCalls, stepBackoff, type JobContext } from "../jobs/define-job";
 import { recordOutcome } from "../jobs/external-call";
 import { env } from "../env";
 import { applyObserved, type Observed } from "./apply-intent";
 import { lockPayment } from "./lock-payment";
 import { appendPaymentEvent } from "./payment-events";
 import { paymentProcessor } from "./processors";
+import { STRIPE_CALL_BUDGET_MS } from "./processors/stripe";
 import { isProcessorError, ProcessorError, type IntentState } from "./processors/types";
 import { paymentInclude } from "./present-payment";
 import { merchantOf, syncPayment } from "./sync-payment";
@@ -20,7 +21,14 @@ import { merchantOf, syncPayment } from "./sync-payment";
  * with the job's next state, fenced by the lease. An uncertain outcome leaves the attempt
  * `unknown` and the job asks again after its backoff; a retry of a capture, release or refund
  * first reads the intent, and a read that shows the change done settles it without calling.
+ * When its eight tries (about 2.2 hours) end without an answer, the follow-up sweep
+ * (`payment-sweeps.ts`) gives the same attempt a new job, same key, until it settles.
+ *
+ * The lease covers the longest run: a retry reads the intent, makes the change, then reads the
+ * intent again (a refund's answer, or a refusal's sync), each call within the card processor's
+ * budget (the slowest; the simulator's calls are database work).
  */
+export const PAYMENT_CALLS_PER_RUN = 3;
 export const paymentAttemptJob = defineJob({
   id: "payments.attempt",
   payload: z.object({ attempt_id: z.string() }),
@@ -28,6 +36,7 @@ export const paymentAttemptJob = defineJob({
     maxAttempts: 8,
     backoff: stepBackoff([1_000, 5_000, 30_000, 120_000, 600_000], 3_600_000),
   },
+  leaseMs: leaseForCalls(PAYMENT_CALLS_PER_RUN, STRIPE_CALL_BUDGET_MS),
   handler: ({ attempt_id }, ctx) => runAttempt(attempt_id, ctx),
   // The last run's runner died: nobody knows what the processor did.
   onFailed: async (tx, { attempt_id }, failure) => {
@@ -38,8 +47,8 @@ export const paymentAttemptJob = defineJob({
   },
 });
 
-/** The job's id for an attempt (enqueued with `{ key: attemptId }`). */
-export const attemptJobId = (attemptId: string) => `${paymentAttemptJob.id}:${attemptId}`;
+/** The job's id for a key (`enqueue` with `{ key }`): the attempt's id, or a follow-up's. */
+export const attemptJobId = (key: string) => `${paymentAttemptJob.id}:${key}`;
 
 type Answer =
   | { ok: true; observed: Observed; response: Prisma.InputJsonObject }
@@ -52,10 +61,12 @@ async function runAttempt(attemptId: string, ctx: JobContext) {
   });
   // Already decided (a reconciling read proved it): nothing to ask.
   if (!attempt || attempt.status === "succeeded" || attempt.status === "failed") return;
+  // Anything but the first try of the first job may follow a call that reached the processor.
+  const followUp = ctx.jobId !== attemptJobId(attempt.id);
   const answer = await ask(
     attempt,
     attempt.payment,
-    ctx.attempt > 1 || attempt.status === "unknown",
+    ctx.attempt > 1 || attempt.status === "unknown" || followUp,
   );
   if (!answer.ok && answer.error.kind === "uncertain") {
     await recordOutcome(

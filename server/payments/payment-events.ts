@@ -10,7 +10,9 @@ export type PaymentEventType =
   | "payment.released"
   | "payment.refunded"
   | "payment.expired"
-  | "payment.reconciliation_required";
+  | "payment.reconciliation_required"
+  /** the processor failed a refund after accepting it: the payment is `captured` again */
+  | "payment.refund_failed";
 
 /** The event a payment's new status announces, if any. */
 export const EVENT_OF_STATUS: Partial<Record<string, PaymentEventType>> = {

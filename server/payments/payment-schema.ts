@@ -9,7 +9,8 @@ import { paginationQuery } from "../lib/pagination";
  * `capturing` → `captured` (captured_minor = the final bill) → `refunding` → `refunded`.
  * Also `releasing` → `released` (an unused hold, or a zero final bill), `failed` (the
  * authorization was refused, or its checkout expired or was abandoned) and `expired` (the hold
- * lapsed before capture). States only move forward.
+ * lapsed before capture). States only move forward, but for one case: a refund the processor
+ * fails after taking it puts a `refunded` payment back to `captured` (flagged `refund_failed`).
  */
 export const PAYMENT_STATUSES = [
   "pending",
@@ -109,7 +110,9 @@ export const paymentSchema = z.object({
   reconciliation_reason: z
     .string()
     .nullable()
-    .describe("`incomplete_authorization`, `unknown_outcome_23h`"),
+    .describe(
+      "`incomplete_authorization`, `unknown_outcome_23h`, `refund_failed` (the processor failed the refund after taking it: the payment is `captured` again)",
+    ),
   authorized_at: z.string().nullable(),
   captured_at: z.string().nullable(),
   released_at: z.string().nullable(),

@@ -7,6 +7,8 @@ export type PaymentRow = Payment & { attempts: PaymentAttempt[] };
 
 /** The reason a pending payment cannot fund anything until it is reconciled. */
 export const INCOMPLETE_AUTHORIZATION = "incomplete_authorization";
+/** The reason a captured payment needs a person: the processor failed its refund after taking it. */
+export const REFUND_FAILED = "refund_failed";
 
 /**
  * A payment as /v1, events and webhooks show it. `next_action` is derived: a pending payment

@@ -15,7 +15,8 @@ const MAX_BODY_BYTES = 256 * 1024;
  * (`parseWebhook`: signature, secret, age); an unproven delivery is 400 and acts on nothing.
  * Each event id is recorded once in `processor_events` (a redelivery is acknowledged and does
  * nothing), with a job that reads the object again from Stripe and moves the payment only
- * forward; for `account.updated`, a job that reads the connected account again
+ * forward (a refund event also reads the refund); for `account.updated` and
+ * `account.application.deauthorized`, a job that reads the connected account again
  * (`accounts/account-updated-job.ts`).
  */
 export async function receiveStripeWebhook(
@@ -40,7 +41,9 @@ export async function receiveStripeWebhook(
       INSERT INTO processor_events (id, type, account) VALUES (${event.id}, ${event.type}, ${event.account})
       ON CONFLICT (id) DO NOTHING`;
     if (inserted === 0) return null;
-    if (event.type === "account.updated")
+    // Both are about the connected account: it is read again (a revoked one answers that it
+    // cannot be reached, and is marked so).
+    if (event.type === "account.updated" || event.type === "account.application.deauthorized")
       return enqueueAccountUpdated(tx, event.account ?? event.objectId, event.id);
     return enqueueProcessorEvent(
       tx,
@@ -50,6 +53,7 @@ export async function receiveStripeWebhook(
         checkout_ref: event.checkoutRef,
         intent_ref: event.intentRef,
         event_id: event.id,
+        refund_ref: event.refundRef,
       },
       `stripe:${event.id}`,
     );

@@ -67,13 +67,17 @@ export async function anAuthorizedSimulatedPayment(p: PaymentsProject, holdMinor
 export const finalizeSimulated = (p: PaymentsProject, billId: string, energyWh: number) =>
   finalize(p.tenantId, p.key, billId, { energy_wh: energyWh });
 
-/** The `card` processor over the local Stripe fake, as configuration would build it. */
-export const cardOverFake = (fake: StripeFake) =>
+/**
+ * The `card` processor over the local Stripe fake, as configuration would build it (the fake's
+ * Connect client id included); `timeoutMs` is each request's timeout (default 5 s).
+ */
+export const cardOverFake = (fake: StripeFake, options: { timeoutMs?: number } = {}) =>
   createStripeProcessor({
     secretKey: fake.secretKey,
     connectWebhookSecret: fake.webhookSecret,
+    connectClientId: fake.clientId,
     apiUrl: fake.url,
-    timeoutMs: 5_000,
+    timeoutMs: options.timeoutMs ?? 5_000,
   });
 
 /**

@@ -277,7 +277,7 @@ export function describeProcessorBehaviour(
       const key = newKey();
       const first = await checkout(4000, key);
       expect(await checkout(4000, key)).toEqual(first);
-      await expectRefusal(checkout(4001, key), "invalid", "idempotency_error");
+      await expectRefusal(checkout(4001, key), "uncertain", "idempotency_error");
 
       await h.pay(first, "success");
       const intentRef = (await h.processor.readCheckout(first.checkoutRef, h.account))
@@ -293,7 +293,7 @@ export function describeProcessorBehaviour(
       const captured = await capture(1000);
       // A second capture would be refused (the intent is no longer capturable): a replay is not.
       expect(await capture(1000)).toEqual(captured);
-      await expectRefusal(capture(2000), "invalid", "idempotency_error");
+      await expectRefusal(capture(2000), "uncertain", "idempotency_error");
 
       const refundKey = newKey();
       const refund = () =>

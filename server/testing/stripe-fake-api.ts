@@ -49,16 +49,50 @@ export function createAccount(state: FakeStripeState, params: Params): Answer {
 }
 
 export function readAccount(state: FakeStripeState, id: string): Answer {
-  const account = state.accounts.get(id);
+  const account = state.reachable(id) ? state.accounts.get(id) : undefined;
   return account ? { status: 200, body: account, store: true } : accountInvalid(id);
 }
+
+/**
+ * POST /oauth/deauthorize (connect.stripe.com; the SDK sends it to the configured host): the
+ * platform's `client_id` and the account (`stripe_user_id`). Answers `{ stripe_user_id }` and
+ * revokes the platform's access; an account it cannot reach, or another client id, is Stripe's
+ * OAuth error shape (`{ error, error_description }`, 401 invalid_client). Not modelled: whether
+ * Stripe refuses this for an account the platform created with the Accounts API (the fake
+ * deauthorizes every account the platform reaches).
+ */
+export function deauthorize(
+  state: FakeStripeState,
+  application: { id: string; name: string },
+  params: Params,
+): Answer {
+  const id = typeof params.stripe_user_id === "string" ? params.stripe_user_id : "";
+  if (params.client_id !== application.id) {
+    return oauthError(401, "invalid_client", `No such application: '${String(params.client_id)}'`);
+  }
+  if (!state.reachable(id)) {
+    return oauthError(
+      401,
+      "invalid_client",
+      `This application is not connected to stripe account ${id}, or that account does not exist.`,
+    );
+  }
+  state.revokeAccess(id, application);
+  return { status: 200, body: { stripe_user_id: id }, store: true };
+}
+
+const oauthError = (status: number, error: string, description: string): Answer => ({
+  status,
+  body: { error, error_description: description },
+  store: true,
+});
 
 export function createAccountLink(state: FakeStripeState, params: Params): Answer {
   for (const name of ["account", "refresh_url", "return_url", "type"]) {
     if (typeof params[name] !== "string") return missing(name);
   }
   const id = params.account as string;
-  if (!state.accounts.has(id)) return accountInvalid(id);
+  if (!state.reachable(id)) return accountInvalid(id);
   if (params.type !== "account_onboarding") {
     return invalidParam("type", "the fake supports type=account_onboarding");
   }
@@ -237,6 +271,7 @@ export function refund(state: FakeStripeState, scope: Scope, params: Params): An
     payment_intent: intent.id,
     currency: intent.currency,
     status: "succeeded",
+    failure_reason: null,
     reason: typeof params.reason === "string" ? params.reason : null,
     created: now(),
   };
@@ -245,6 +280,11 @@ export function refund(state: FakeStripeState, scope: Scope, params: Params): An
   charge.refunded = charge.amount_refunded === charge.amount_captured;
   state.emit(scope, "charge.refunded", charge);
   return ok(refund);
+}
+
+export function readRefund(state: FakeStripeState, scope: Scope, id: string): Answer {
+  const refund = state.find<FakeRefund>(scope, id, "refund");
+  return refund ? ok(refund) : noSuch("refund", id);
 }
 
 const ok = (body: unknown): Answer => ({ status: 200, body, store: true });

@@ -95,6 +95,14 @@ export type FakeCharge = {
   status: "succeeded" | "pending" | "failed";
   currency: string;
   payment_intent: string;
+  /**
+   * As Stripe shows a card charge: `capture_before` (Unix seconds) is the authorization's own
+   * deadline while it is uncaptured; the fake sets it when a manual-capture charge is authorized.
+   */
+  payment_method_details: {
+    type: "card";
+    card: { brand: string; last4: string; capture_before: number | null };
+  };
   created: number;
   livemode: false;
 };
@@ -106,7 +114,9 @@ export type FakeRefund = {
   charge: string;
   payment_intent: string;
   currency: string;
-  status: "succeeded";
+  status: "succeeded" | "failed";
+  /** why a failed refund failed (`expired_or_canceled_card`, `lost_or_stolen_card`, `unknown`) */
+  failure_reason: string | null;
   reason: string | null;
   created: number;
 };

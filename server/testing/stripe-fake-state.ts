@@ -10,6 +10,7 @@ import {
   type FakeCharge,
   type FakeIntent,
   type FakeObject,
+  type FakeRefund,
   type FakeSession,
   type Params,
   type Scope,
@@ -47,6 +48,9 @@ export type CardOutcome = "success" | { decline: keyof typeof DECLINE_MESSAGES }
  */
 export type IncompleteOutcome = "requires_action" | "processing" | { partialMinor: number };
 
+/** How long an online card authorization lasts by default (Stripe: 7 days for most cards). */
+export const CARD_AUTHORIZATION_SECONDS = 7 * 86_400;
+
 export const CANCELABLE = [
   "requires_payment_method",
   "requires_capture",
@@ -61,6 +65,8 @@ export const CANCELABLE = [
  */
 export class FakeStripeState {
   readonly accounts = new Map<string, FakeAccount>();
+  /** accounts whose platform access was revoked: to the platform they no longer exist */
+  readonly revoked = new Set<string>();
   /** Account Links by id: what the hosted onboarding page (stripe-fake-onboarding.ts) serves */
   readonly accountLinks = new Map<string, FakeAccountLink>();
   readonly objects = new Map<string, { scope: Scope; object: FakeObject }>();
@@ -81,8 +87,16 @@ export class FakeStripeState {
     return n;
   }
 
-  /** The customer pays on the hosted page with a card that succeeds or is declined. */
-  completeCheckout(sessionId: string, outcome: CardOutcome) {
+  /**
+   * The customer pays on the hosted page with a card that succeeds or is declined. A manual
+   * capture's charge shows the authorization's deadline (`capture_before`): 7 days from now
+   * unless `captureBefore` says otherwise (issuers and card networks set shorter ones).
+   */
+  completeCheckout(
+    sessionId: string,
+    outcome: CardOutcome,
+    options: { captureBefore?: Date } = {},
+  ) {
     const { scope, object } = this.require<FakeSession & { intentData: Params }>(sessionId);
     if (object.status !== "open") throw new Error(`checkout ${sessionId} is ${object.status}`);
     const intent = object.payment_intent
@@ -110,6 +124,10 @@ export class FakeStripeState {
     if (intent.capture_method === "manual") {
       intent.status = "requires_capture";
       intent.amount_capturable = intent.amount;
+      if (options.captureBefore)
+        charge.payment_method_details.card.capture_before = Math.floor(
+          options.captureBefore.getTime() / 1000,
+        );
       this.emit(scope, "payment_intent.amount_capturable_updated", intent);
     } else {
       Object.assign(intent, { status: "succeeded", amount_received: intent.amount });
@@ -160,8 +178,10 @@ export class FakeStripeState {
     if (intent.status !== "requires_action" && intent.status !== "processing")
       throw new Error(`${intentId} is ${intent.status}`);
     const charge = this.chargeOf(intent);
-    if (charge) Object.assign(charge, { status: "succeeded", paid: true, amount: intent.amount });
-    else this.newCharge(scope, intent, "succeeded", intent.amount);
+    if (charge) {
+      Object.assign(charge, { status: "succeeded", paid: true, amount: intent.amount });
+      charge.payment_method_details.card.capture_before = now() + CARD_AUTHORIZATION_SECONDS;
+    } else this.newCharge(scope, intent, "succeeded", intent.amount);
     Object.assign(intent, { status: "requires_capture", amount_capturable: intent.amount });
     this.emit(scope, "payment_intent.amount_capturable_updated", intent);
     for (const stored of this.objects.values()) {
@@ -191,6 +211,52 @@ export class FakeStripeState {
     const { scope, object } = this.require<FakeIntent>(intentId);
     if (object.status !== "requires_capture") throw new Error(`${intentId} is ${object.status}`);
     this.cancelIntent(scope, object, "automatic");
+  }
+
+  /** The platform can reach the account: it exists and its access was not revoked. */
+  reachable(id: string): boolean {
+    return this.accounts.has(id) && !this.revoked.has(id);
+  }
+
+  /**
+   * The platform's access to a connected account ends (its owner disconnected the platform in
+   * their dashboard, or the platform deauthorized it): Stripe emits
+   * `account.application.deauthorized` on that account, and from then on answers the platform's
+   * requests for it as for an account it cannot reach (403 account_invalid).
+   */
+  revokeAccess(id: string, application: { id: string; name: string }) {
+    if (!this.reachable(id)) throw new Error(`${id} is not reachable`);
+    this.revoked.add(id);
+    this.emit(id, "account.application.deauthorized", {
+      id: application.id,
+      object: "application",
+      name: application.name,
+    });
+  }
+
+  /**
+   * The card network refuses a refund after Stripe accepted it (a closed or expired card): the
+   * latest succeeded refund of the intent becomes `failed`, its amount goes back off the charge's
+   * `amount_refunded` (assumed to be Stripe's behaviour: the money returns to the balance), and
+   * Stripe emits `charge.refund.updated` and `refund.failed`. Answers the refund's id.
+   */
+  failRefund(intentId: string, failureReason = "expired_or_canceled_card"): string {
+    const { scope, object: intent } = this.require<FakeIntent>(intentId);
+    const charge = this.chargeOf(intent);
+    const refund = [...this.objects.values()]
+      .map((stored) => stored.object)
+      .filter(
+        (o): o is FakeRefund =>
+          o.object === "refund" && o.payment_intent === intentId && o.status === "succeeded",
+      )
+      .at(-1);
+    if (!charge || !refund) throw new Error(`${intentId} has no succeeded refund`);
+    Object.assign(refund, { status: "failed", failure_reason: failureReason });
+    charge.amount_refunded -= refund.amount;
+    charge.refunded = false;
+    this.emit(scope, "charge.refund.updated", refund);
+    this.emit(scope, "refund.failed", refund);
+    return refund.id;
   }
 
   /** The owner finishes the hosted onboarding: Stripe has every detail and enables charges. */
@@ -258,6 +324,17 @@ export class FakeStripeState {
       status,
       currency: intent.currency,
       payment_intent: intent.id,
+      payment_method_details: {
+        type: "card",
+        card: {
+          brand: "visa",
+          last4: "4242",
+          capture_before:
+            status === "succeeded" && intent.capture_method === "manual"
+              ? now() + CARD_AUTHORIZATION_SECONDS
+              : null,
+        },
+      },
       created: now(),
       livemode: false,
     };

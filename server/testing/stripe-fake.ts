@@ -4,10 +4,15 @@
  * Test code only.
  *
  * What it covers, as Stripe documents it:
- * - POST /v1/accounts, GET /v1/accounts/:id, POST /v1/account_links;
+ * - POST /v1/accounts, GET /v1/accounts/:id, POST /v1/account_links, and Connect's OAuth
+ *   POST /oauth/deauthorize (on connect.stripe.com at Stripe; the SDK sends it to the configured
+ *   host); an account whose platform access was revoked (revokeAccess, or deauthorize) answers as
+ *   one the platform cannot reach, after `account.application.deauthorized`;
  * - POST /v1/checkout/sessions (mode=payment, price_data line items), GET /v1/checkout/sessions/:id;
  * - GET /v1/payment_intents/:id (expand[]=latest_charge), POST …/capture (amount_to_capture),
- *   POST …/cancel, POST /v1/refunds (payment_intent, amount);
+ *   POST …/cancel, POST /v1/refunds (payment_intent, amount), GET /v1/refunds/:id; a charge's
+ *   `payment_method_details.card.capture_before` (the authorization's deadline), and refunds
+ *   that fail after they succeeded (failRefund: `charge.refund.updated`, `refund.failed`);
  * - form-encoded bodies, JSON answers in Stripe's shapes, errors as
  *   `{ error: { type, code, message, param?, decline_code? } }` with Stripe's statuses (400, 401,
  *   402, 403, 404, 409, 429, 500);
@@ -50,6 +55,11 @@ export type Fault =
   | { kind: "error500" }
   /** 429 before anything runs (not stored): asking again with the same key is the remedy */
   | { kind: "rate_limit" }
+  /**
+   * no answer and nothing applied or stored, until the caller gives up (its timeout): a request
+   * lost on the way to Stripe, or Stripe too slow to take it. Asking again with the same key acts.
+   */
+  | { kind: "stall_before_apply" }
   /** held for `ms` (past the client's timeout), then applied and stored: the answer goes nowhere */
   | { kind: "hang"; ms: number }
   /**
@@ -86,10 +96,12 @@ type StoredResult = { state: "running" } | { state: "done"; print: string; answe
 export type StripeFake = Awaited<ReturnType<typeof startStripeFake>>;
 
 export async function startStripeFake(
-  options: { secretKey?: string; webhookSecret?: string } = {},
+  options: { secretKey?: string; webhookSecret?: string; clientId?: string } = {},
 ) {
   const secretKey = options.secretKey ?? `sk_test_${fakeId("fake")}`;
   const webhookSecret = options.webhookSecret ?? `whsec_${fakeId("fake")}`;
+  /** the platform's Connect application (its OAuth `client_id`) */
+  const application = { id: options.clientId ?? fakeId("ca"), name: "Charge Cloud (test)" };
   let origin = "";
   const state = new FakeStripeState(() => origin);
   const requests: RecordedRequest[] = [];
@@ -140,7 +152,17 @@ export async function startStripeFake(
       pattern: /^\/v1\/payment_intents\/([^/]+)\/cancel$/,
       run: (s, [id = ""], p) => api.cancel(state, s, id, p),
     },
+    {
+      method: "POST",
+      pattern: /^\/oauth\/deauthorize$/,
+      run: (_s, _m, p) => api.deauthorize(state, application, p),
+    },
     { method: "POST", pattern: /^\/v1\/refunds$/, run: (s, _m, p) => api.refund(state, s, p) },
+    {
+      method: "GET",
+      pattern: /^\/v1\/refunds\/([^/]+)$/,
+      run: (s, [id = ""]) => api.readRefund(state, s, id),
+    },
   ];
 
   function takeFault(method: string, path: string): Fault | null {
@@ -200,7 +222,7 @@ export async function startStripeFake(
         body: { error: { type: "invalid_request_error", message: "Invalid API Key provided" } },
       });
     }
-    if (account && !state.accounts.has(account)) return send(api.accountInvalid(account));
+    if (account && !state.reachable(account)) return send(api.accountInvalid(account));
     const route = routes.find((r) => r.method === method && r.pattern.test(url.pathname));
     if (!route) {
       return send({
@@ -214,6 +236,10 @@ export async function startStripeFake(
       });
     }
     const fault = takeFault(method, url.pathname);
+    if (fault?.kind === "stall_before_apply") {
+      record.status = "stalled";
+      return; // the response stays open and silent: closed by the caller, or by close()
+    }
     if (fault?.kind === "rate_limit") {
       return send({
         status: 429,
@@ -313,6 +339,8 @@ export async function startStripeFake(
     url: origin,
     secretKey,
     webhookSecret,
+    /** the platform's Connect client id (`ca_…`), for OAuth deauthorize */
+    clientId: application.id,
     requests,
     /** captures the fake applied, in order (a replay adds none) */
     captures: state.captures,
@@ -324,12 +352,19 @@ export async function startStripeFake(
     finishAuthorization: state.finishAuthorization.bind(state),
     expireCheckout: state.expireCheckout.bind(state),
     expireAuthorization: state.expireAuthorization.bind(state),
+    failRefund: state.failRefund.bind(state),
     updateAccount: state.updateAccount.bind(state),
     completeOnboarding: state.completeOnboarding.bind(state),
+    /** the account's owner removes the platform in their dashboard */
+    revokeAccess: (id: string) => state.revokeAccess(id, application),
 
     /** the next `times` requests to `method path` meet `fault` (path: exact, or a pattern) */
     injectFault(method: "GET" | "POST", path: string | RegExp, fault: Fault, times = 1) {
       faults.push({ method, path, fault, left: times });
+    },
+    /** no fault injected so far applies any more */
+    clearFaults() {
+      faults.length = 0;
     },
     /** resolves when every request received so far has been applied (hung ones included) */
     async settled() {

@@ -21,6 +21,8 @@ export const EVENT_TYPES = {
   "payment.refunded": "billing:read",
   "payment.expired": "billing:read",
   "payment.reconciliation_required": "billing:read",
+  /** the processor failed a refund after accepting it; the payment is `captured` again, flagged */
+  "payment.refund_failed": "billing:read",
   "display.delivery_changed": "stations:read",
   "webhook.test": "webhooks:read",
   "station.connected": "stations:read",

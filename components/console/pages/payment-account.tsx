@@ -14,6 +14,8 @@ const STATUS_TEXT: Record<Account["status"], string> = {
   onboarding: "Connected. Stripe's onboarding is not finished yet.",
   active: "Stripe enables charges on this account: card payments can be taken.",
   restricted: "Stripe does not enable charges on this account until it gets what is due below.",
+  access_revoked:
+    "Stripe says this platform can no longer reach the account (its access was revoked): card payments cannot be taken. Disconnect it and connect again.",
   disconnected: "Disconnected: card payments are not taken on it any more.",
 };
 
@@ -135,7 +137,7 @@ function AccountCard({
 
       {live ? (
         <div className="flex flex-wrap gap-2">
-          {account.status !== "active" ? (
+          {account.status !== "active" && account.status !== "access_revoked" ? (
             <Button
               variant="primary"
               disabledReason={denied}
@@ -170,7 +172,9 @@ function AccountCard({
           )}
           {confirming ? (
             <p className="w-full text-sm text-slate-600 dark:text-slate-400">
-              Card payments stop at once; the Stripe account and its money stay yours.
+              Card payments stop at once, and once no payment on it is open the platform&apos;s
+              access to it ends at Stripe; the Stripe account and its money stay yours (refund its
+              past payments in your Stripe dashboard).
             </p>
           ) : null}
         </div>

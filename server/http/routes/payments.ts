@@ -33,8 +33,9 @@ Payment statuses (they only move forward; each change is an event):
 | \`authorized\` | POST …/capture of a zero final bill, or POST …/release | \`releasing\` → \`released\` | \`payment.released\` |
 | \`authorized\` | the hold lapsed (about 7 days) | \`expired\` | \`payment.expired\` |
 | \`captured\` | POST …/refund (full, once) | \`refunding\` → \`refunded\` | \`payment.refunded\` |
+| \`refunded\` | the processor failed the refund after taking it (Stripe's \`refund.failed\`, \`charge.refund.updated\`; the money stayed with the merchant) | \`captured\` (\`refunded_minor\` 0) with \`needs_reconciliation\` (\`refund_failed\`): refund again, or pay back otherwise | \`payment.refund_failed\` |
 
-Each processor call is journaled in \`attempts\`; its id is the processor's idempotency key. An uncertain outcome is asked again with the same key or settled by reading the processor, never repeated blind; one unknown for 23 hours sets \`needs_reconciliation\` (\`unknown_outcome_23h\`, \`payment.reconciliation_required\`). The answer waits up to ${PAYMENT_WAIT_MS} ms for the call; a \`capturing\`, \`releasing\` or \`refunding\` payment is read again later.
+Statuses move forward only, but for a refund the processor fails after taking it. Each processor call is journaled in \`attempts\`; its id is the processor's idempotency key. An uncertain outcome (a timeout, a 5xx, a key Stripe says was used with other parameters) is asked again with the same key or settled by reading the processor, never repeated blind, until it settles: past its job's tries, a sweep gives it a new job every 10 minutes. One unknown for 23 hours sets \`needs_reconciliation\` (\`unknown_outcome_23h\`, \`payment.reconciliation_required\`) and is still asked. The answer waits up to ${PAYMENT_WAIT_MS} ms for the call, however slow the processor (the call goes on after it); a \`capturing\`, \`releasing\` or \`refunding\` payment is read again later. An authorized hold's \`expires_at\` is the processor's own capture deadline when it gives one (Stripe: the charge's \`capture_before\`), else 7 days.
 `.trim();
 
 export const paymentRoutes = [

@@ -5,6 +5,8 @@ import { z } from "zod";
  * - `onboarding`: connected, the owner has not finished Stripe's onboarding;
  * - `active`: Stripe enables charges on it (card payments can be taken);
  * - `restricted`: details were submitted but Stripe does not (or no longer) enable charges;
+ * - `access_revoked`: Stripe says the platform cannot reach it any more (its owner removed the
+ *   platform, `account.application.deauthorized`, or a read was refused): no charges on it;
  * - `disconnected`: a person disconnected it; the row stays as the record of who and when.
  * `not_connected` is only ever answered (no row: never connected).
  */
@@ -12,6 +14,7 @@ export const STORED_ACCOUNT_STATUSES = [
   "onboarding",
   "active",
   "restricted",
+  "access_revoked",
   "disconnected",
 ] as const;
 export type StoredAccountStatus = (typeof STORED_ACCOUNT_STATUSES)[number];
@@ -35,6 +38,37 @@ export type ConnectPaymentAccountInput = z.infer<typeof connectPaymentAccountBod
 
 const at = z.string().nullable();
 
+export const ACCOUNT_ATTEMPT_KINDS = ["create", "deauthorize"] as const;
+export const ACCOUNT_ATTEMPT_STATUSES = [
+  "pending",
+  "succeeded",
+  "failed",
+  "unknown",
+  "abandoned",
+] as const;
+
+/** One Stripe call of the account's journal (`payment_account_attempts`). */
+export const accountAttemptSchema = z.object({
+  id: z.string().describe("also the Stripe idempotency key of the call"),
+  kind: z
+    .enum(ACCOUNT_ATTEMPT_KINDS)
+    .describe(
+      "`create`: a new connected account; `deauthorize`: the platform's access ended when it was disconnected",
+    ),
+  status: z
+    .enum(ACCOUNT_ATTEMPT_STATUSES)
+    .describe(
+      "`pending`: not answered yet (a `deauthorize` also waits here while payments on the account are open); `unknown`: the outcome is uncertain and it is asked again with the same key; `abandoned`: a creation Stripe never answered within 23 hours, no longer asked (Stripe forgets a key after 24 hours)",
+    ),
+  account_ref: z.string().nullable(),
+  error: z
+    .object({ kind: z.string(), code: z.string().nullable(), message: z.string() })
+    .nullable(),
+  created_at: z.string(),
+  completed_at: z.string().nullable(),
+});
+export type AccountAttemptResource = z.infer<typeof accountAttemptSchema>;
+
 export const paymentAccountSchema = z.object({
   tenant_id: z.number().int(),
   provider: z.literal("stripe"),
@@ -51,6 +85,9 @@ export const paymentAccountSchema = z.object({
   connected_at: at,
   disconnected_at: at,
   updated_at: at.describe("when the service last stored Stripe's state"),
+  attempts: z
+    .array(accountAttemptSchema)
+    .describe("the journal of Stripe calls about the project's account, newest first (at most 10)"),
 });
 export type PaymentAccountResource = z.infer<typeof paymentAccountSchema>;
 

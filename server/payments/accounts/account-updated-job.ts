@@ -1,7 +1,8 @@
 import { z } from "zod";
 import type { DbTx } from "../../db";
-import { defineJob, stepBackoff } from "../../jobs/define-job";
+import { defineJob, leaseForCalls, stepBackoff } from "../../jobs/define-job";
 import { enqueue } from "../../jobs/enqueue";
+import { STRIPE_CALL_BUDGET_MS } from "../processors/stripe";
 import { refreshPaymentAccount, tenantOfPaymentAccount } from "./refresh-payment-account";
 
 const payload = z.object({
@@ -21,6 +22,7 @@ export const accountUpdatedJob = defineJob({
   id: "payments.account-updated",
   payload,
   retry: { maxAttempts: 6, backoff: stepBackoff([1_000, 10_000, 60_000, 600_000], 3_600_000) },
+  leaseMs: leaseForCalls(1, STRIPE_CALL_BUDGET_MS),
   handler: async (event, ctx) => {
     const tenantId = await tenantOfPaymentAccount(event.account, ctx.db);
     if (tenantId !== null) await refreshPaymentAccount({ db: ctx.db, tenantId });

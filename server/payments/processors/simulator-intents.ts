@@ -73,6 +73,7 @@ export function intentStateOf(row: IntentRow): IntentState {
     amountRefundedMinor: row.amountRefunded,
     canceledReason: row.cancellationReason,
     lastError: cardErrorOf(row.lastError),
+    captureBefore: row.status === "requires_capture" ? row.authorizationExpiresAt : null,
   };
 }
 

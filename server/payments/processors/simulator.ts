@@ -72,9 +72,10 @@ export function createSimulatorProcessor(options: SimulatorOptions): SimulatorPr
             where: { tenantId_key: { tenantId, key } },
           });
           if (record.requestHash !== requestHash) {
+            // a request under this key was made before: what it did is unknown to this caller
             return {
               error: {
-                kind: "invalid",
+                kind: "uncertain",
                 code: "idempotency_error",
                 message: `Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than '${key}' if you meant to execute a different request.`,
               },

@@ -20,6 +20,21 @@ export function classifyStripeError(error: unknown): ProcessorError {
     httpStatus: error.statusCode ?? null,
   };
   const message = error.message || error.type;
+  if (error instanceof Stripe.errors.StripeOAuthError) {
+    // connect.stripe.com's own errors (`invalid_client`, `invalid_request`, …), often 401: a
+    // definitive refusal of that request, not a bad platform key; a 5xx there may have acted.
+    const oauth = { ...details, code: error.rawType ?? error.type };
+    return new ProcessorError(
+      error.statusCode !== undefined && error.statusCode >= 500 ? "uncertain" : "invalid",
+      message,
+      oauth,
+    );
+  }
+  if (error.rawType === "idempotency_error") {
+    // The key was used before (with other parameters, or the first request is still running):
+    // a request under it reached Stripe, and what it did is unknown until the object is read.
+    return new ProcessorError("uncertain", message, details);
+  }
   if (error instanceof Stripe.errors.StripeConnectionError) {
     // no answer heard: a timeout, a reset, a refused connection
     return new ProcessorError("uncertain", message, details);

@@ -61,6 +61,7 @@ export function parseStripeWebhook(
       objectId: object.id,
       checkoutRef: object.object === "checkout.session" ? object.id : null,
       intentRef,
+      refundRef: object.object === "refund" ? object.id : null,
       created: new Date(event.created * 1000),
     },
   };

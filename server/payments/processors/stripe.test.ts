@@ -182,6 +182,9 @@ describe("card (Stripe): connected accounts", () => {
       await stripe.createAccount({ idempotencyKey: key, email: "ops@example.test", country: "US" }),
     ).toEqual({
       accountRef,
+      chargesEnabled: false,
+      detailsSubmitted: false,
+      requirementsDue: ["business_profile.url", "external_account", "tos_acceptance.date"],
     });
 
     const fresh = await stripe.readAccount(accountRef);

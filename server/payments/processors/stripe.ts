@@ -11,6 +11,7 @@ import {
   type IntentStatus,
   type MerchantAccount,
   type PaymentProcessor,
+  type Refund,
   type RefundStatus,
   type WebhookVerifier,
 } from "./types";
@@ -28,15 +29,29 @@ import {
 export type StripeSettings = {
   secretKey: string | null;
   connectWebhookSecret: string | null;
+  /** the platform's Connect application (`ca_…`), for OAuth deauthorize; null: not configured */
+  connectClientId?: string | null;
   /** a local server speaking Stripe's API (tests); null is Stripe itself */
   apiUrl: string | null;
   /** per request; an answer not heard by then is `uncertain` */
   timeoutMs?: number;
 };
 
-export type StripeProcessor = PaymentProcessor & ConnectAccounts & WebhookVerifier;
+export type StripeProcessor = PaymentProcessor &
+  ConnectAccounts &
+  WebhookVerifier & {
+    /** a refund as Stripe shows it now (refunds may fail after they succeeded) */
+    readRefund(refundRef: string, account: MerchantAccount): Promise<Refund>;
+  };
 
-const DEFAULT_TIMEOUT_MS = 20_000;
+/** How long one request to Stripe may take before its outcome counts as unknown. */
+export const STRIPE_CALL_TIMEOUT_MS = 20_000;
+/**
+ * The longest one SDK call can take: its timeout, and once more after a reset connection (the SDK
+ * resends a closed connection's request once, with the same key, even with retries off), with the
+ * SDK's pause between them. What a job that calls Stripe derives its lease from.
+ */
+export const STRIPE_CALL_BUDGET_MS = 2 * STRIPE_CALL_TIMEOUT_MS + 2_000;
 const CHECKOUT_STATUSES: readonly CheckoutStatus[] = ["open", "complete", "expired"];
 const INTENT_STATUSES: readonly string[] = [
   "requires_payment_method",
@@ -177,14 +192,14 @@ export function createStripeProcessor(settings: StripeSettings): StripeProcessor
           { stripeAccount: connected(input.account), idempotencyKey: input.idempotencyKey },
         ),
       );
-      if (!REFUND_STATUSES.includes(refund.status ?? "")) {
-        throw new ProcessorError("uncertain", `refund status "${refund.status}" is not known`);
-      }
-      return {
-        refundRef: refund.id,
-        status: refund.status as RefundStatus,
-        amountMinor: refund.amount,
-      };
+      return refundOf(refund);
+    },
+
+    async readRefund(refundRef, account) {
+      const refund = await call((stripe) =>
+        stripe.refunds.retrieve(refundRef, {}, { stripeAccount: connected(account) }),
+      );
+      return refundOf(refund);
     },
 
     async createAccount(input) {
@@ -194,7 +209,23 @@ export function createStripeProcessor(settings: StripeSettings): StripeProcessor
           { idempotencyKey: input.idempotencyKey },
         ),
       );
-      return { accountRef: account.id };
+      return accountState(account);
+    },
+
+    async deauthorize(input) {
+      const clientId = settings.connectClientId ?? null;
+      if (!clientId) {
+        throw new ProcessorError(
+          "unavailable",
+          "STRIPE_CONNECT_CLIENT_ID is not set: the platform cannot deauthorize accounts",
+        );
+      }
+      await call((stripe) =>
+        stripe.oauth.deauthorize(
+          { client_id: clientId, stripe_user_id: input.accountRef },
+          { idempotencyKey: input.idempotencyKey },
+        ),
+      );
     },
 
     async onboardingLink(input) {
@@ -219,7 +250,7 @@ export function createStripeProcessor(settings: StripeSettings): StripeProcessor
   };
 }
 
-function sdkConfig(apiUrl: string | null, timeoutMs = DEFAULT_TIMEOUT_MS): Stripe.StripeConfig {
+function sdkConfig(apiUrl: string | null, timeoutMs = STRIPE_CALL_TIMEOUT_MS): Stripe.StripeConfig {
   const config: Stripe.StripeConfig = {
     telemetry: false,
     maxNetworkRetries: 0,
@@ -275,6 +306,27 @@ function intentState(intent: Stripe.PaymentIntent): IntentState {
     amountRefundedMinor: charge?.amount_refunded ?? 0,
     canceledReason: intent.cancellation_reason ?? null,
     lastError,
+    captureBefore: captureBeforeOf(charge),
+  };
+}
+
+/** The card authorization's own deadline, while the charge is uncaptured. */
+function captureBeforeOf(charge: Stripe.Charge | null): Date | null {
+  const seconds =
+    charge && !charge.captured ? charge.payment_method_details?.card?.capture_before : null;
+  return typeof seconds === "number" ? new Date(seconds * 1000) : null;
+}
+
+function refundOf(refund: Stripe.Refund): Refund {
+  if (!REFUND_STATUSES.includes(refund.status ?? "")) {
+    throw new ProcessorError("uncertain", `refund status "${refund.status}" is not known`);
+  }
+  return {
+    refundRef: refund.id,
+    status: refund.status as RefundStatus,
+    amountMinor: refund.amount,
+    intentRef: refOf(refund.payment_intent),
+    failureReason: refund.failure_reason ?? null,
   };
 }
 

@@ -6,8 +6,9 @@
  * Invariants every implementation keeps:
  * - Every call that changes money carries the caller's `idempotencyKey` (the payment attempt's
  *   id). The same key with the same request replays the first outcome and changes nothing twice;
- *   the same key with a different request is refused (`invalid`, code `idempotency_error`). Keys
- *   are scoped per merchant account.
+ *   the same key with a different request is refused with code `idempotency_error`, which is
+ *   `uncertain`: a request under that key reached the processor before, and what it did is known
+ *   only by reading the object. Keys are scoped per merchant account.
  * - Objects live in one merchant account: naming them from another is `not_found`.
  * - Amounts are integer minor units of USD; `amountMinor` is always what the processor itself
  *   says, never echoed from the request.
@@ -93,6 +94,12 @@ export type IntentState = {
   canceledReason: string | null;
   /** the payer's last failed attempt (a decline), while the intent waits for another */
   lastError: CardError | null;
+  /**
+   * The processor's own deadline for capturing the hold, when it gives one (Stripe: the charge's
+   * `payment_method_details.card.capture_before`; the simulator: its hold's lapse); null when it
+   * does not say. The hold lapses then.
+   */
+  captureBefore: Date | null;
 };
 
 export type CaptureInput = {
@@ -114,7 +121,15 @@ export type RefundInput = {
 
 export type RefundStatus = "pending" | "requires_action" | "succeeded" | "failed" | "canceled";
 
-export type Refund = { refundRef: string; status: RefundStatus; amountMinor: number };
+export type Refund = {
+  refundRef: string;
+  status: RefundStatus;
+  amountMinor: number;
+  /** the intent it refunds */
+  intentRef?: string | null;
+  /** why a `failed` refund failed (Stripe's `failure_reason`), when it says */
+  failureReason?: string | null;
+};
 
 export type Availability = { available: true } | { available: false; reason: string };
 
@@ -135,12 +150,13 @@ export interface PaymentProcessor {
 
 /** Stripe Connect accounts: the tenant's own Stripe account that charges are made on. */
 export interface ConnectAccounts {
+  /** a Standard account, under the caller's idempotency key; answers its state as created */
   createAccount(input: {
     idempotencyKey: string;
     email?: string;
     /** ISO 3166-1 alpha-2, e.g. `US` */
     country: string;
-  }): Promise<{ accountRef: string }>;
+  }): Promise<AccountState>;
   /** Stripe's hosted onboarding; the link is single-use and short-lived: make one per visit */
   onboardingLink(input: {
     accountRef: string;
@@ -148,6 +164,12 @@ export interface ConnectAccounts {
     returnUrl: string;
   }): Promise<{ url: string; expiresAt: Date }>;
   readAccount(accountRef: string): Promise<AccountState>;
+  /**
+   * Ends the platform's access to the account (Connect OAuth deauthorize with the platform's
+   * client id). `unavailable` when no client id is configured; a definitive OAuth refusal (the
+   * account is not connected to this application through OAuth, or no longer) is `invalid`.
+   */
+  deauthorize(input: { idempotencyKey: string; accountRef: string }): Promise<void>;
 }
 
 export type AccountState = {
@@ -167,7 +189,12 @@ export const PROCESSOR_EVENT_TYPES = [
   "payment_intent.payment_failed",
   "payment_intent.succeeded",
   "charge.refunded",
+  /** a refund's status changed (Stripe sends this when a refund fails after it succeeded) */
+  "charge.refund.updated",
+  "refund.failed",
   "account.updated",
+  /** the platform's access to a connected account was revoked */
+  "account.application.deauthorized",
 ] as const;
 export type ProcessorEventType = (typeof PROCESSOR_EVENT_TYPES)[number];
 
@@ -185,6 +212,8 @@ export type ProcessorEvent = {
   /** the checkout and intent it concerns, where the object names them */
   checkoutRef: string | null;
   intentRef: string | null;
+  /** the refund it concerns (`re_…`), for refund events */
+  refundRef: string | null;
   created: Date;
 };
 
@@ -205,7 +234,8 @@ export interface WebhookVerifier {
  * - `invalid`: our request was wrong (state, amount, parameters, a reused key); nothing happened.
  * - `not_found`: no such object in that account (or no such account); nothing happened.
  * - `uncertain`: the outcome is unknown (network error, timeout, reset, 5xx, 409 idempotent
- *   request in progress, rate limit): it may have happened. Reconcile by calling again with the
+ *   request in progress, a key already used with other parameters, rate limit): it may have
+ *   happened. Reconcile by calling again with the
  *   SAME idempotency key, or by reading the object; never with a new key. Stripe stores the
  *   first result of a request that began executing, a 500 included, and replays it for that key:
  *   when asking again keeps answering `uncertain`, read the object, and only a read showing the
