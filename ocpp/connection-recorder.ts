@@ -6,7 +6,13 @@ import {
 } from "../server/charging/connections";
 
 type Station = { id: number; tenantId: number };
-type Waiting = { change: ConnectionChange; settle: (error?: Error) => void };
+type Waiting = {
+  change: ConnectionChange;
+  settle: (outcome: { generation: number | null } | { error: Error }) => void;
+};
+
+/** A recorded connect: when the gateway accepted it, and its generation (`ConnectionChange`). */
+export type RecordedConnection = { at: Date; generation: number };
 
 /**
  * Records this gateway's connects and disconnects in batches: changes wait here in arrival order,
@@ -15,6 +21,11 @@ type Waiting = { change: ConnectionChange; settle: (error?: Error) => void };
  * a network blip closing, a reconnect storm) used to queue one transaction per station in the
  * database pool, where waits time out after 2 s: the records were lost and their stations shown
  * online with no socket. Batches hold one tenant each, so a transaction takes one event counter.
+ *
+ * Each station's changes are written in the order they arrived: a station whose change is being
+ * written has its next ones wait for that batch, and a batch never takes a station's change past
+ * an earlier one still waiting (two batches in flight once wrote a station's older connect after
+ * its newer one, and that older connection's close then took the station offline).
  */
 export function createConnectionRecorder({
   db,
@@ -27,61 +38,94 @@ export function createConnectionRecorder({
   batchSize?: number;
   atOnce?: number;
 }) {
-  const waiting: Waiting[] = [];
+  let waiting: Waiting[] = [];
+  /** stations with a change being written */
+  const writing = new Set<number>();
   let running = 0;
+
+  const failed = (error: unknown) =>
+    error instanceof Error ? error : new Error(`recording failed: ${String(error)}`);
 
   async function write(batch: Waiting[]) {
     try {
-      await recordConnectionChanges(
+      const outcomes = await recordConnectionChanges(
         db,
         gatewayId,
         batch.map((w) => w.change),
       );
-      for (const w of batch) w.settle();
+      batch.forEach((w, i) => w.settle({ generation: outcomes[i] ?? null }));
     } catch {
-      // One change the lot cannot apply (its station deleted meanwhile): each on its own.
+      // One change the lot cannot apply (its station deleted meanwhile): each on its own, in order.
       for (const w of batch)
         await recordConnectionChanges(db, gatewayId, [w.change]).then(
-          () => w.settle(),
-          (error: unknown) =>
-            w.settle(
-              error instanceof Error ? error : new Error(`recording failed: ${String(error)}`),
-            ),
+          ([generation]) => w.settle({ generation: generation ?? null }),
+          (error: unknown) => w.settle({ error: failed(error) }),
         );
     }
   }
 
+  /** The next batch: one tenant's changes in arrival order, none past an earlier one of its station. */
+  function take(): Waiting[] {
+    const batch: Waiting[] = [];
+    const rest: Waiting[] = [];
+    /** stations whose earlier change stays waiting: their later ones stay too */
+    const held = new Set<number>();
+    let tenantId: number | null = null;
+    for (const w of waiting) {
+      const { id, tenantId: tenant } = w.change.station;
+      const free = !writing.has(id) && !held.has(id);
+      if (free && batch.length < batchSize && (tenantId === null || tenant === tenantId)) {
+        tenantId = tenant;
+        batch.push(w);
+      } else {
+        held.add(id);
+        rest.push(w);
+      }
+    }
+    waiting = rest;
+    return batch;
+  }
+
   function pump() {
     while (running < atOnce && waiting.length > 0) {
-      const tenantId = waiting[0]!.change.station.tenantId;
-      const batch: Waiting[] = [];
-      for (let i = 0; i < waiting.length && batch.length < batchSize;) {
-        if (waiting[i]!.change.station.tenantId === tenantId) batch.push(waiting.splice(i, 1)[0]!);
-        else i += 1;
-      }
+      const batch = take();
+      if (batch.length === 0) return; // every waiting station has a change being written
+      const stations = new Set(batch.map((w) => w.change.station.id));
+      for (const id of stations) writing.add(id);
       running += 1;
       void write(batch).finally(() => {
         running -= 1;
+        for (const id of stations) writing.delete(id);
         pump();
       });
     }
   }
 
   const record = (change: ConnectionChange) =>
-    new Promise<void>((resolve, reject) => {
-      waiting.push({ change, settle: (error) => (error ? reject(error) : resolve()) });
+    new Promise<number | null>((resolve, reject) => {
+      waiting.push({
+        change,
+        settle: (outcome) =>
+          "error" in outcome ? reject(outcome.error) : resolve(outcome.generation),
+      });
       pump();
     });
 
   return {
-    /** the socket opened now; resolves with the time that identifies this connection */
-    connected: async (station: Station, protocol: string) => {
+    /**
+     * The socket opened now. Resolves with the recorded connection, or null when the station
+     * already has a connection accepted after this one on another gateway (this one never becomes
+     * the station's: close it).
+     */
+    connected: async (station: Station, protocol: string): Promise<RecordedConnection | null> => {
       const at = new Date();
-      await record({ kind: "connected", station, protocol, at });
-      return at;
+      const generation = await record({ kind: "connected", station, protocol, at });
+      return generation === null ? null : { at, generation };
     },
-    disconnected: (station: Station, connectedAt: Date) =>
-      record({ kind: "disconnected", station, connectedAt }),
+    /** The connection of `generation` closed. */
+    disconnected: async (station: Station, generation: number) => {
+      await record({ kind: "disconnected", station, generation });
+    },
     /** changes waiting or being written */
     pending: () => waiting.length + running,
   };

@@ -3,9 +3,13 @@ import type { Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import { RPCServer } from "ocpp-rpc";
 import type { Db } from "../server/db";
-import { lockStation } from "../server/db/locks";
 import { inTransaction } from "../server/db/retry";
-import { releaseStationsOf, type ChargerContext } from "../server/charging/connections";
+import {
+  ConnectionReplaced,
+  lockConnection,
+  releaseStationsOf,
+  type ChargerContext,
+} from "../server/charging/connections";
 import {
   GATEWAY_HEARTBEAT_MS,
   gatewayQueue,
@@ -49,7 +53,7 @@ import { refuseUnstorable } from "./protocol/storable";
 import { runOperations } from "./operations";
 import { createCallWriter } from "./call-writer";
 import { batchableMeterMessage } from "../server/charging/meter-batch";
-import type { CallMessage, StationCall } from "../server/charging/call-batch";
+import type { StationCall } from "../server/charging/call-batch";
 import { createLastSeen } from "./last-seen";
 import { createConnectionRecorder } from "./connection-recorder";
 import { releaseHandshake, type KeptHandshake } from "./release-handshake";
@@ -76,6 +80,17 @@ export type Gateway = {
   connectionCount: () => number;
   handleUpgrade: (req: IncomingMessage, socket: Duplex, head: Buffer) => void;
   close: () => Promise<void>;
+};
+
+/** One socket of a station, as its calls see it. */
+type Connection = {
+  charger: ChargerContext;
+  handlers: ReadonlyMap<string, ValidatedHandler>;
+  batchable: ReadonlyMap<string, (payload: unknown) => StationCall>;
+  /** its generation once its connect is recorded; rejects when it never was */
+  generation: Promise<number>;
+  /** closes the socket: a newer connection of the station was recorded */
+  replaced: () => void;
 };
 
 type Client = {
@@ -129,7 +144,8 @@ export async function createGateway({
   const timed = performance.now();
   await verifyPassword(Buffer.alloc(0), await dummyPasswordHash());
   pace.checked(performance.now() - timed);
-  const clients = new Map<number, { client: Client; connectedAt: Date }>();
+  /** the station's current connection on this gateway, once its connect is recorded */
+  const clients = new Map<number, { client: Client; generation: number }>();
   /** disconnects being written; close() waits for them before the process lets its pool go */
   const disconnects = new Set<Promise<void>>();
   const records = createConnectionRecorder({ db, gatewayId: id });
@@ -291,38 +307,57 @@ export async function createGateway({
     });
   });
 
+  /**
+   * A connection's life, in the order the gateway sees it: its connect is recorded first, and its
+   * calls wait for that (each is written after its `station.connected`, carrying the connection's
+   * generation); once it closes, the calls it had sent are finished, then its disconnect is
+   * recorded. A newer connection of the station recorded meanwhile ends this one (its
+   * `station.disconnected` is written with the newer connect, see `recordConnectionChanges`), and
+   * from then on none of this connection's writes lands: each is fenced on its generation.
+   */
   async function onClient(client: Client) {
     releaseHandshake(client.handshake);
     const { stationId, tenantId } = client.session;
-    const previous = clients.get(stationId);
-    const charger: ChargerContext = { stationId, tenantId, protocol: client.protocol };
+    const station = { id: stationId, tenantId };
     const v16 = client.protocol === "ocpp1.6";
-    const handlers = v16 ? v16Handlers : v2Handlers;
-    const batchable = v16 ? v16Batchable : v2Batchable;
+    const connected = records.connected(station, client.protocol);
+    const connection: Connection = {
+      charger: { stationId, tenantId, protocol: client.protocol },
+      handlers: v16 ? v16Handlers : v2Handlers,
+      batchable: v16 ? v16Batchable : v2Batchable,
+      generation: connected.then((recorded) => {
+        if (!recorded) throw new ConnectionReplaced(stationId, null);
+        return recorded.generation;
+      }),
+      // after the answers it is still sending (the refusal of the call that found it replaced)
+      replaced: () => void client.close({ code: 1000, reason: "replaced by a newer connection" }),
+    };
+    connection.generation.catch(() => {}); // each call, and the close, look at it
+    // The close listener goes on before the first await: a socket that closes while its connect is
+    // still being recorded must still be recorded offline (and never enter `clients`).
+    let closed = false;
     // One station's calls run one after another (OCPP-J chargers wait for each answer anyway), so a
     // retried message finds the first one's record, and status changes apply in arrival order.
-    let queue: Promise<unknown> = Promise.resolve();
+    let queue: Promise<unknown> = connection.generation.catch(() => {});
     client.handle(({ method, params, messageId }) => {
       refuseUnstorable(client.protocol, method, params);
       const next = queue.then(() =>
-        observeCall(method, handleCall(charger, handlers, batchable, method, params, messageId)),
+        observeCall(method, handleCall(connection, method, params, messageId)),
       );
       queue = next.catch(() => {});
       return next;
     });
-    // The close listener goes on before the first await: a socket that closes while its connect is
-    // still being recorded must still be recorded offline (and never enter `clients`).
-    let closed = false;
-    const connected = records.connected({ id: stationId, tenantId }, client.protocol);
     client.on("close", () => {
       closed = true;
       if (clients.get(stationId)?.client === client) {
         clients.delete(stationId);
         lastSeen.forget(stationId);
       }
-      const recording = connected
+      // The calls it sent before the close are recorded before its disconnect.
+      const recording = queue
+        .then(() => connection.generation)
         .then(
-          (connectedAt) => records.disconnected({ id: stationId, tenantId }, connectedAt),
+          (generation) => records.disconnected(station, generation),
           () => undefined, // the connect was never recorded: nothing to undo
         )
         .catch((error: unknown) =>
@@ -331,10 +366,16 @@ export async function createGateway({
       disconnects.add(recording);
       void recording.finally(() => disconnects.delete(recording));
     });
-    const connectedAt = await connected.finally(() => admitted.get(client.session)?.());
+    const recorded = await connected.finally(() => admitted.get(client.session)?.());
+    if (!recorded) {
+      log.info("station connection refused: a newer one is held elsewhere", { stationId });
+      connection.replaced();
+      return;
+    }
     if (closed) return;
-    clients.set(stationId, { client, connectedAt });
-    if (previous)
+    const previous = clients.get(stationId);
+    clients.set(stationId, { client, generation: recorded.generation });
+    if (previous && previous.client !== client)
       void previous.client.close({ code: 1000, reason: "replaced by a new connection" });
     log.info("station connected", { stationId, protocol: client.protocol });
   }
@@ -347,9 +388,7 @@ export async function createGateway({
   const batches = createCallWriter({ db });
 
   async function handleCall(
-    charger: ChargerContext,
-    handlers: ReadonlyMap<string, ValidatedHandler>,
-    batchable: ReadonlyMap<string, (payload: unknown) => StationCall>,
+    { charger, handlers, batchable, ...connection }: Connection,
     method: string,
     params: unknown,
     messageId: string,
@@ -357,24 +396,27 @@ export async function createGateway({
     const handler = handlers.get(method);
     if (!handler) return answerPolitely(charger.protocol, method);
     try {
-      lastSeen.seen(charger.stationId); // Heartbeat's only record: `createLastSeen` writes it
+      const generation = await connection.generation;
+      // Heartbeat's only record: `createLastSeen` writes it (for this connection only).
+      lastSeen.seen(charger.stationId, generation);
       // Heartbeat and Authorize change nothing that a retry could double: no dedup record needed.
       if (STATELESS_ACTIONS.has(method)) return await handler(db, charger, params);
       // Boot, status and meter reports go in batches across stations (group commit); what a
       // batch leaves to be recorded alone comes here.
       const read = batchable.get(method);
-      const message: CallMessage | null = read
+      const call = read
         ? { ...read(params), charger, messageId, action: method }
         : batchableMeterMessage(charger, method, messageId, params);
-      if (message) {
-        const outcome = await batches.submit(message);
+      if (call) {
+        const outcome = await batches.submit({ ...call, generation });
         if ("response" in outcome) return outcome.response;
       }
       // Run again after a deadlock or serialization failure: the charger gets its answer either way.
       return await inTransaction(
         db,
         async (tx) => {
-          await lockStation(tx, charger.stationId); // first: the lock order at appendEvent
+          // First (the lock order at appendEvent), and only while this connection is the station's.
+          await lockConnection(tx, charger.stationId, generation);
           // One record per (station, message id): the key also holds the partition's created_at,
           // so the station lock above and this lookup first are what keep it one.
           const key = { stationId: charger.stationId, messageId };
@@ -391,7 +433,10 @@ export async function createGateway({
       );
     } catch (error) {
       const failure = callFailure(error);
-      if (failure.refused)
+      if (error instanceof ConnectionReplaced) {
+        log.info("a call of a replaced connection was not recorded", { ...charger, method });
+        connection.replaced();
+      } else if (failure.refused)
         log.warn("charger call refused", { stationId: charger.stationId, method, error });
       else log.error("charger call failed", { stationId: charger.stationId, method, error });
       throw failure.error;

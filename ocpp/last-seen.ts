@@ -1,4 +1,5 @@
 import type { Db } from "../server/db";
+import { inTransaction } from "../server/db/retry";
 import { log } from "../server/log";
 
 export type LastSeenOptions = {
@@ -9,6 +10,8 @@ export type LastSeenOptions = {
   minIntervalMs?: number;
 };
 
+type Mark = { at: number; generation: number };
+
 /**
  * `last_seen` for the stations this gateway holds: every charger message marks its station seen,
  * and the marks are written together, one UPDATE per `flushMs` for every station due, at most one
@@ -16,23 +19,44 @@ export type LastSeenOptions = {
  * database to answer, and 20,000 chargers heartbeating cost the database one statement a second
  * rather than one commit per heartbeat. `last_seen` runs behind the charger by at most
  * `minIntervalMs + flushMs` (chargers heartbeat every 300 s here). A write never moves it back.
+ *
+ * A mark names the connection it was seen on (its generation, `ConnectionChange`) and is written
+ * only while that connection is still the station's, so a replaced socket's late message changes
+ * nothing a newer connection set. A flush locks its stations in id order before it writes them
+ * (the lock order: batches of charger calls and connection changes lock theirs in id order too;
+ * an UPDATE joined to the list locked them in whatever order the plan read them, and deadlocked
+ * with those), runs again after a deadlock or serialization failure, and a flush that still fails
+ * keeps its marks for the next one.
  */
 export function createLastSeen({ db, flushMs = 1_000, minIntervalMs = 30_000 }: LastSeenOptions) {
   /** when each held station's `last_seen` was last queued; dropped when its socket closes */
   const queued = new Map<number, number>();
-  let due = new Map<number, number>();
+  let due = new Map<number, Mark>();
   let flushing: Promise<void> = Promise.resolve();
 
-  async function write(batch: Map<number, number>) {
+  async function write(batch: Map<number, Mark>) {
     if (batch.size === 0) return;
-    const ids = [...batch.keys()];
-    const times = [...batch.values()].map((ms) => new Date(ms));
-    await db.$executeRaw`
-      UPDATE stations AS s SET last_seen_at = v.seen
-      FROM unnest(${ids}::int[], ${times}::timestamptz[]) AS v(id, seen)
-      WHERE s.id = v.id AND (s.last_seen_at IS NULL OR s.last_seen_at < v.seen)`.catch(
-      (error: unknown) => log.warn("last_seen update failed", { stations: ids.length, error }),
-    );
+    const ids = [...batch.keys()].sort((a, b) => a - b);
+    const marks = ids.map((id) => batch.get(id)!);
+    try {
+      await inTransaction(
+        db,
+        async (tx) => {
+          await tx.$queryRaw`
+            SELECT id FROM stations WHERE id = ANY(${ids}::int[]) ORDER BY id FOR NO KEY UPDATE`;
+          await tx.$executeRaw`
+            UPDATE stations AS s SET last_seen_at = v.seen
+            FROM unnest(${ids}::int[], ${marks.map((m) => new Date(m.at))}::timestamptz[],
+                        ${marks.map((m) => m.generation)}::int[]) AS v(id, seen, generation)
+            WHERE s.id = v.id AND s.connection_generation = v.generation
+              AND (s.last_seen_at IS NULL OR s.last_seen_at < v.seen)`;
+        },
+        { maxWait: 10_000, timeout: 15_000 },
+      );
+    } catch (error) {
+      log.warn("last_seen update failed; kept for the next flush", { stations: ids.length, error });
+      for (const [id, mark] of batch) if (!due.has(id)) due.set(id, mark);
+    }
   }
 
   const flush = () => {
@@ -45,10 +69,11 @@ export function createLastSeen({ db, flushMs = 1_000, minIntervalMs = 30_000 }: 
   timer.unref();
 
   return {
-    seen(stationId: number, now = Date.now()) {
+    /** a message of the station's connection `generation` arrived (`now`) */
+    seen(stationId: number, generation: number, now = Date.now()) {
       if (now - (queued.get(stationId) ?? -Infinity) < minIntervalMs) return;
       queued.set(stationId, now);
-      due.set(stationId, now);
+      due.set(stationId, { at: now, generation });
     },
     /** its socket closed: a later connection starts afresh (any due write still goes out) */
     forget(stationId: number) {

@@ -2,7 +2,7 @@ import { once } from "node:events";
 import type { AddressInfo } from "node:net";
 import { RPCClient } from "ocpp-rpc";
 import WebSocket from "ws";
-import { db } from "../server/db";
+import { db, type Db } from "../server/db";
 import { DEFAULT_QUEUE, type JobDefinition } from "../server/jobs/define-job";
 import { startJobRunner } from "../server/jobs/runner";
 import { operationSweepJob } from "../server/operations/operation-jobs";
@@ -14,7 +14,8 @@ import { strictModeValidators } from "./protocol/validators";
  * A real gateway on a loopback port, against this test file's database, with the job runner its
  * process would have for operations: the operation sweep (on `default`) and the gateway's own
  * re-dispatch job (on its queue). Other background jobs are left to the tests that want them
- * (`jobs`, run by the same runner).
+ * (`jobs`, run by the same runner). `db`: the client the gateway itself uses (a test may wrap it
+ * to hold a statement).
  */
 export async function startTestGateway(
   options: {
@@ -22,11 +23,12 @@ export async function startTestGateway(
     tls?: TlsFiles;
     auth?: GatewayOptions["auth"];
     jobs?: JobDefinition[];
+    db?: Db;
   } = {},
 ) {
   const callTimeoutMs = options.callTimeoutMs ?? 1500;
   const gateway = await createGateway({
-    db: db(),
+    db: options.db ?? db(),
     databaseUrl: process.env.DATABASE_URL!,
     callTimeoutMs,
     ...(options.auth ? { auth: options.auth } : {}),

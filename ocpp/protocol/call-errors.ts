@@ -1,4 +1,5 @@
 import { createRPCError } from "ocpp-rpc";
+import { ConnectionReplaced } from "../../server/charging/connections";
 import { UnknownConnector } from "../../server/charging/find-connector";
 
 /** How a charger call that threw is answered. */
@@ -50,6 +51,15 @@ export function isValueRejected(error: unknown): boolean {
 export function callFailure(error: unknown): CallFailure {
   if (typeof (error as { rpcErrorCode?: unknown } | null)?.rpcErrorCode === "string")
     return { error: error as Error, refused: true };
+  // Recorded nothing, and the socket is being closed: the charger sends it again on its newer one.
+  if (error instanceof ConnectionReplaced)
+    return {
+      error: createRPCError(
+        "InternalError",
+        "This connection was replaced by a newer one; send the call on the current connection.",
+      ) as Error,
+      refused: false,
+    };
   if (error instanceof UnknownConnector)
     return {
       error: createRPCError("PropertyConstraintViolation", error.message, {}) as Error,

@@ -16,8 +16,11 @@ export type StationMessage = StationCall & {
   action: string;
 };
 
-/** A charger call a batch can record (`recordCallBatch`). */
-export type CallMessage = MeterMessage | StationMessage;
+/**
+ * A charger call a batch can record (`recordCallBatch`), with the generation of the connection it
+ * came on (`ConnectionChange`).
+ */
+export type CallMessage = (MeterMessage | StationMessage) & { generation: number };
 
 /** The answer to give, or `perMessage`: record it alone on the ordinary path instead. */
 export type CallOutcome = { response: Record<string, unknown> } | { perMessage: true };
@@ -28,17 +31,24 @@ export type CallOutcome = { response: Record<string, unknown> } | { perMessage: 
  * Locks), each kind's reads and writes set-based (`recordMeterBatch`, `recordStationMessages`),
  * then their events, tenant by tenant (each counter taken last, once). Each message is recorded
  * exactly as its handler would record it alone (the same plans), or answered `perMessage`,
- * recording nothing, for the caller to record it alone.
+ * recording nothing, for the caller to record it alone. So is a message whose connection is no
+ * longer its station's (`lockConnection` then refuses it on that path).
  */
 export async function recordCallBatch(tx: DbTx, messages: CallMessage[]): Promise<CallOutcome[]> {
   const stationIds = messages.map((m) => m.charger.stationId);
-  await tx.$queryRaw`
-    SELECT id FROM stations WHERE id = ANY(${stationIds}::int[]) ORDER BY id FOR NO KEY UPDATE`;
+  const locked = await tx.$queryRaw<{ id: number; generation: number; online: boolean }[]>`
+    SELECT id, connection_generation AS generation, gateway_id IS NOT NULL AS online
+      FROM stations WHERE id = ANY(${stationIds}::int[]) ORDER BY id FOR NO KEY UPDATE`;
+  const current = new Map(locked.filter((s) => s.online).map((s) => [s.id, s.generation]));
   const events: TenantEvent[] = [];
   const outcomes: CallOutcome[] = new Array<CallOutcome>(messages.length);
   const meters: { i: number; m: MeterMessage }[] = [];
   const others: { i: number; m: StationMessage }[] = [];
-  messages.forEach((m, i) => (m.kind === "meter" ? meters.push({ i, m }) : others.push({ i, m })));
+  messages.forEach((m, i) => {
+    if (current.get(m.charger.stationId) !== m.generation) outcomes[i] = { perMessage: true };
+    else if (m.kind === "meter") meters.push({ i, m });
+    else others.push({ i, m });
+  });
   if (meters.length) {
     const done = await recordMeterBatch(
       tx,

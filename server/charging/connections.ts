@@ -5,9 +5,52 @@ import { deadGatewayIds } from "./gateways";
 
 export type ChargerContext = { stationId: number; tenantId: number; protocol: string };
 
+/**
+ * A station's connection: recorded as it opens (`connected`, at the moment the gateway accepted
+ * it), and it is then its station's until it closes (`disconnected`) or a newer connection of the
+ * station is recorded. Each recorded connect bumps `stations.connection_generation`; that number
+ * is the connection's generation, and every later write of the connection (its disconnect, its
+ * charger calls, its `last_seen`) names it and changes nothing once the station has moved on.
+ */
 export type ConnectionChange =
   | { kind: "connected"; station: { id: number; tenantId: number }; protocol: string; at: Date }
-  | { kind: "disconnected"; station: { id: number; tenantId: number }; connectedAt: Date };
+  | { kind: "disconnected"; station: { id: number; tenantId: number }; generation: number };
+
+/**
+ * For each change given: a connect's generation, or null when the connect came too late (the
+ * station is held by another gateway's connection accepted after it, which stays); null for each
+ * disconnect.
+ */
+export type ConnectionOutcomes = (number | null)[];
+
+/**
+ * A write of a connection that is no longer its station's: a newer connection was recorded, or
+ * this one's disconnect already was. It records nothing; the gateway closes the connection.
+ */
+export class ConnectionReplaced extends Error {
+  /** `generation` null: the connection never became the station's */
+  constructor(stationId: number, generation: number | null) {
+    super(
+      generation === null
+        ? `station ${stationId} has a newer connection; this one was never recorded`
+        : `station ${stationId}'s connection ${generation} is no longer its current one`,
+    );
+    this.name = "ConnectionReplaced";
+  }
+}
+
+/**
+ * Locks the station row, first as `lockStation` does (the lock order at `appendEvent`), and checks
+ * that the connection of `generation` is still the station's and online; throws
+ * `ConnectionReplaced` when not (or when the station is gone). Every write a charger's call makes
+ * passes here, so nothing a replaced connection sends lands after its `station.disconnected`.
+ */
+export async function lockConnection(tx: DbTx, stationId: number, generation: number) {
+  const [row] = await tx.$queryRaw<{ current: boolean }[]>`
+    SELECT connection_generation = ${generation} AND gateway_id IS NOT NULL AS current
+      FROM stations WHERE id = ${stationId} FOR NO KEY UPDATE`;
+  if (!row?.current) throw new ConnectionReplaced(stationId, generation);
+}
 
 /**
  * Several connects and disconnects of one gateway in one transaction, applied in the order given:
@@ -16,25 +59,38 @@ export type ConnectionChange =
  * of each tenant in three), so a gateway records a burst (a reconnect storm, a network blip) many
  * times faster. Every station row is locked first, in id order, and the counters after them,
  * tenant by tenant (the lock order at `appendEvent`: a transaction appending events of several
- * stations locks them all first). A connect whose station no longer exists fails the whole call
- * (the recorder then records its changes one by one); a disconnect of a connection that is no
- * longer the station's (`connectedAt` differs, or another gateway holds it) changes nothing.
+ * stations locks them all first). Retried whole after a deadlock or serialization failure.
+ *
+ * Per station, the log reads connected, (its calls), disconnected, connected…, never two connects
+ * in a row and no disconnect lost:
+ * - a connect makes the connection the station's (a new generation). If the station was still
+ *   online with an older connection, that one ends here: its `station.disconnected` is written
+ *   first, and its own late close then changes nothing. A connect whose station is online with
+ *   another gateway's connection accepted after it (by the gateways' clocks) is too late and
+ *   changes nothing (its outcome is null; the gateway closes that socket). Within one gateway
+ *   connects arrive here in the order they were accepted (the recorder keeps each station's order),
+ *   so no clock is compared;
+ * - a disconnect ends its own generation only, if it is still the station's and online.
+ * A connect whose station no longer exists fails the whole call (the recorder then records its
+ * changes one by one).
  */
 export async function recordConnectionChanges(
   db: Db,
   gatewayId: string,
   changes: readonly ConnectionChange[],
-) {
+): Promise<ConnectionOutcomes> {
   const ids = [...new Set(changes.map((c) => c.station.id))].sort((a, b) => a - b);
-  await inTransaction(
+  return inTransaction(
     db,
     async (tx) => {
       await tx.$queryRaw`SELECT id FROM stations WHERE id = ANY(${ids}::int[]) ORDER BY id FOR UPDATE`;
       const events: TenantEvent[] = [];
+      const outcomes = new Map<ConnectionChange, number | null>();
       for (const run of runsOfDistinctStations(changes))
-        for (const { change, event } of await applyRun(tx, gatewayId, run))
+        for (const { change, event } of await applyRun(tx, gatewayId, run, outcomes))
           events.push({ tenantId: change.station.tenantId, event });
       await appendEventsByTenant(tx, events);
+      return changes.map((c) => outcomes.get(c) ?? null);
     },
     { maxWait: 10_000, timeout: 30_000 },
   );
@@ -58,58 +114,85 @@ function runsOfDistinctStations(changes: readonly ConnectionChange[]) {
   return runs;
 }
 
-/** One run's writes (two statements at most); the changes that applied, in order, with their events. */
-async function applyRun(tx: DbTx, gatewayId: string, run: readonly ConnectionChange[]) {
+const disconnectedEvent = (stationId: number, lastSeen: Date | null): StationEvent => ({
+  type: "station.disconnected",
+  resourceId: stationId,
+  station: { id: stationId, occurredAt: null },
+  data: { station_id: stationId, online: false, last_seen: lastSeen?.toISOString() ?? null },
+});
+
+/**
+ * One run's writes (two statements at most); the events of the changes that applied, in order.
+ * Each connect's generation (or null) goes to `outcomes`.
+ */
+async function applyRun(
+  tx: DbTx,
+  gatewayId: string,
+  run: readonly ConnectionChange[],
+  outcomes: Map<ConnectionChange, number | null>,
+) {
   const connects = run.filter((c) => c.kind === "connected");
   const disconnects = run.filter((c) => c.kind === "disconnected");
-  const applied = new Map<ConnectionChange, StationEvent>();
+  const applied = new Map<ConnectionChange, StationEvent[]>();
   if (connects.length) {
-    const rows = await tx.$queryRaw<{ id: number }[]>`
-      UPDATE stations s
-         SET gateway_id = ${gatewayId}, protocol = c.protocol, connected_at = c.at,
-             last_seen_at = c.at, updated_at = now()
-        FROM unnest(${connects.map((c) => c.station.id)}::int[],
-                    ${connects.map((c) => c.protocol)}::text[],
-                    ${connects.map((c) => c.at.toISOString())}::timestamptz[]) AS c(id, protocol, at)
-       WHERE s.id = c.id
-      RETURNING s.id`;
+    // `before` reads the rows as the statement found them (locked above), `moved` writes them.
+    const rows = await tx.$queryRaw<
+      { id: number; replaced: boolean; last_seen_at: Date | null; generation: number | null }[]
+    >`
+      WITH c AS (
+        SELECT * FROM unnest(${connects.map((c) => c.station.id)}::int[],
+                             ${connects.map((c) => c.protocol)}::text[],
+                             ${connects.map((c) => c.at.toISOString())}::timestamptz[])
+                 AS c(id, protocol, at)),
+      before AS (
+        SELECT s.id, s.gateway_id IS NOT NULL AS online, s.last_seen_at
+          FROM stations s JOIN c ON c.id = s.id),
+      moved AS (
+        UPDATE stations s
+           SET gateway_id = ${gatewayId}, protocol = c.protocol, connected_at = c.at,
+               last_seen_at = c.at, connection_generation = s.connection_generation + 1,
+               updated_at = now()
+          FROM c
+         WHERE s.id = c.id
+           AND (s.gateway_id IS NULL OR s.gateway_id = ${gatewayId} OR s.connected_at <= c.at)
+        RETURNING s.id, s.connection_generation)
+      SELECT before.id, moved.id IS NOT NULL AND before.online AS replaced, before.last_seen_at,
+             moved.connection_generation AS generation
+        FROM before LEFT JOIN moved ON moved.id = before.id`;
     if (rows.length !== connects.length)
       throw new Error("a connected station no longer exists; its connect cannot be recorded");
-    for (const c of connects)
-      applied.set(c, {
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    for (const c of connects) {
+      const row = byId.get(c.station.id)!;
+      outcomes.set(c, row.generation);
+      if (row.generation === null) continue;
+      const connected: StationEvent = {
         type: "station.connected",
         resourceId: c.station.id,
         station: { id: c.station.id, occurredAt: null },
         data: { station_id: c.station.id, online: true, last_seen: c.at.toISOString() },
-      });
+      };
+      applied.set(
+        c,
+        row.replaced ? [disconnectedEvent(c.station.id, row.last_seen_at), connected] : [connected],
+      );
+    }
   }
   if (disconnects.length) {
-    // Only the connection that is still the station's on this gateway goes offline.
+    // Only the connection that is still the station's, and online, goes offline.
     const rows = await tx.$queryRaw<{ id: number; last_seen_at: Date | null }[]>`
       UPDATE stations s SET gateway_id = NULL, updated_at = now()
         FROM unnest(${disconnects.map((c) => c.station.id)}::int[],
-                    ${disconnects.map((c) => c.connectedAt.toISOString())}::timestamptz[])
-             AS d(id, connected_at)
-       WHERE s.id = d.id AND s.gateway_id = ${gatewayId} AND s.connected_at = d.connected_at
+                    ${disconnects.map((c) => c.generation)}::int[]) AS d(id, generation)
+       WHERE s.id = d.id AND s.gateway_id = ${gatewayId}
+         AND s.connection_generation = d.generation
       RETURNING s.id, s.last_seen_at`;
     const lastSeen = new Map(rows.map((r) => [r.id, r.last_seen_at]));
     for (const c of disconnects)
       if (lastSeen.has(c.station.id))
-        applied.set(c, {
-          type: "station.disconnected",
-          resourceId: c.station.id,
-          station: { id: c.station.id, occurredAt: null },
-          data: {
-            station_id: c.station.id,
-            online: false,
-            last_seen: lastSeen.get(c.station.id)?.toISOString() ?? null,
-          },
-        });
+        applied.set(c, [disconnectedEvent(c.station.id, lastSeen.get(c.station.id)!)]);
   }
-  return run.flatMap((change) => {
-    const event = applied.get(change);
-    return event ? [{ change, event }] : [];
-  });
+  return run.flatMap((change) => (applied.get(change) ?? []).map((event) => ({ change, event })));
 }
 
 /** Changes one transaction records at most: a gateway's recorder batches alike. */
@@ -118,21 +201,22 @@ export const CONNECTION_BATCH_SIZE = 100;
 /**
  * Stations still held by these gateways go offline, with their events, in batches of one
  * gateway's stations of one tenant (`recordConnectionChanges`): a gateway's thousands of stations
- * cost tens of transactions, not thousands. Each change names the connection it ends, so a station
- * another gateway took meanwhile stays online. Every batch is tried; a failure is thrown after.
+ * cost tens of transactions, not thousands. Each change names the connection it ends (its
+ * generation), so a station another gateway took meanwhile stays online. Every batch is tried; a
+ * failure is thrown after.
  */
 export async function releaseStationsOf({ db, gatewayIds }: { db: Db; gatewayIds: string[] }) {
   const stations = await db.station.findMany({
     where: { gatewayId: { in: gatewayIds } },
-    select: { id: true, tenantId: true, gatewayId: true, connectedAt: true },
+    select: { id: true, tenantId: true, gatewayId: true, connectionGeneration: true },
     orderBy: { id: "asc" },
   });
   const groups = new Map<string, { gatewayId: string; changes: ConnectionChange[] }>();
-  for (const { id, tenantId, gatewayId, connectedAt } of stations) {
-    if (!gatewayId || !connectedAt) continue;
+  for (const { id, tenantId, gatewayId, connectionGeneration: generation } of stations) {
+    if (!gatewayId) continue;
     const key = `${gatewayId}/${tenantId}`;
     const group = groups.get(key) ?? { gatewayId, changes: [] };
-    group.changes.push({ kind: "disconnected", station: { id, tenantId }, connectedAt });
+    group.changes.push({ kind: "disconnected", station: { id, tenantId }, generation });
     groups.set(key, group);
   }
   const failures: unknown[] = [];

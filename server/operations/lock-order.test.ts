@@ -56,9 +56,9 @@ async function aConnectedStationWithAClaimedCommand() {
   const gatewayId = newId("gw");
   await db().gateway.create({ data: { id: gatewayId } });
   const connectedAt = new Date();
-  await db().station.update({
+  const { connectionGeneration: generation } = await db().station.update({
     where: { id: station.id },
-    data: { gatewayId, protocol: "ocpp1.6", connectedAt },
+    data: { gatewayId, protocol: "ocpp1.6", connectedAt, connectionGeneration: { increment: 1 } },
   });
   const operation = await db().operation.create({
     data: {
@@ -73,7 +73,7 @@ async function aConnectedStationWithAClaimedCommand() {
       claimedAt: new Date(),
     },
   });
-  return { ...t, station, gatewayId, connectedAt, operation };
+  return { ...t, station, gatewayId, connectedAt, generation, operation };
 }
 
 describe("lock order", () => {
@@ -102,7 +102,7 @@ describe("lock order", () => {
       {
         kind: "disconnected",
         station: { id: s.station.id, tenantId: s.tenantId },
-        connectedAt: s.connectedAt,
+        generation: s.generation,
       },
     ]);
     await disconnectHoldsStation.opened;
