@@ -165,6 +165,10 @@ describe("releaseDeadGateways", () => {
   }
 
   it("releases a dead gateway's stations in a few transactions, one event each, and leaves a station another gateway took meanwhile online", async () => {
+    // Stations earlier tests of this file left with gateways that have since gone stale would be
+    // released here too (under load a test can outlast GATEWAY_STALE_MS): release them first.
+    await db().$executeRaw`UPDATE gateways SET stopped_at = now() WHERE stopped_at IS NULL`;
+    await releaseDeadGateways({ db: db() });
     const dead = newId("gw");
     const live = newId("gw");
     await registerGateway(db(), dead);
