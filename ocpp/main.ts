@@ -52,7 +52,7 @@ async function main() {
   });
 
   let stopping = false;
-  const shutdown = async (signal: NodeJS.Signals) => {
+  const shutdown = async (signal: NodeJS.Signals | "supervisor gone") => {
     // Under `npm start` a Ctrl-C brings two signals (the terminal's SIGINT, then the supervisor's
     // SIGTERM): a second one must not cut short the first one's recording.
     if (stopping) return log.info("ocpp gateway already stopping", { signal });
@@ -80,6 +80,10 @@ async function main() {
   };
   process.on("SIGINT", (signal) => void shutdown(signal));
   process.on("SIGTERM", (signal) => void shutdown(signal));
+  // Under `npm start`: the IPC channel to it closed, so it is gone (even a `kill -9` closes it).
+  // Stop as for a signal; PostgreSQL's watchdog waits for this process before it stops.
+  process.on("disconnect", () => void shutdown("supervisor gone"));
+  if (process.send && !process.connected) void shutdown("supervisor gone"); // went while starting
 }
 
 // One charger's bad luck must not take every other charger's socket down: log what escaped a
