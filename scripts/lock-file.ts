@@ -5,7 +5,12 @@ import { isRunning, thisProcess, type ProcessId } from "../server/lib/processes"
 /** Who holds a lock file: the process (pid and start time) and what it chose to say about itself. */
 export type LockHolder = ProcessId & Record<string, unknown>;
 
-export type Claim = { release: () => void } | { heldBy: LockHolder };
+export type Claim =
+  | {
+      release: () => void;
+      /** the holder before, gone without releasing it */ tookOverFrom?: LockHolder;
+    }
+  | { heldBy: LockHolder };
 
 function readHolder(file: string): LockHolder | undefined {
   try {
@@ -28,6 +33,7 @@ export function claimLock(file: string, details: Record<string, unknown> = {}): 
   const me = thisProcess();
   const aside = `${file}.${me.pid}`;
   fs.writeFileSync(aside, JSON.stringify({ ...details, ...me }));
+  let stale: LockHolder | undefined;
   try {
     for (let attempt = 0; attempt < 5; attempt++) {
       try {
@@ -37,7 +43,7 @@ export function claimLock(file: string, details: Record<string, unknown> = {}): 
           process.removeListener("exit", release);
         };
         process.once("exit", release);
-        return { release };
+        return stale ? { release, tookOverFrom: stale } : { release };
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
       }
@@ -45,6 +51,7 @@ export function claimLock(file: string, details: Record<string, unknown> = {}): 
       if (holder && isRunning(holder)) return { heldBy: holder };
       // Its holder is gone. (Two claims that find the same stale file at the same instant could
       // both take it; what each lock guards has its own last line of defence, see the callers.)
+      stale = holder;
       fs.rmSync(file, { force: true });
     }
     throw new Error(`could not take ${file}`);

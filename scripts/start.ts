@@ -75,21 +75,30 @@ function claimDataFolder(config: Env) {
   return claim;
 }
 
-function assertPortFree(port: number, variable: string): Promise<void> {
+function portFree(port: number): Promise<boolean> {
   return new Promise((resolve, reject) => {
     // Bound as the web and ocpp processes bind (every address), so what fails here would fail there.
     const server = net.createServer();
     server.once("error", (error: NodeJS.ErrnoException) =>
-      reject(
-        error.code === "EADDRINUSE"
-          ? new StartRefused(
-              `port ${port} (${variable}) is in use: another npm start or another program listens there. Stop it, or set ${variable} to a free port.`,
-            )
-          : error,
-      ),
+      error.code === "EADDRINUSE" ? resolve(false) : reject(error),
     );
-    server.listen({ port }, () => server.close(() => resolve()));
+    server.listen({ port }, () => server.close(() => resolve(true)));
   });
+}
+
+/**
+ * Refuses a port another program listens on. Right after a start on this data folder was killed,
+ * its web and ocpp processes may still be stopping (they stop by themselves within 10 s): `waitMs`.
+ */
+async function assertPortFree(port: number, variable: string, waitMs: number) {
+  const deadline = Date.now() + waitMs;
+  while (!(await portFree(port))) {
+    if (Date.now() >= deadline)
+      throw new StartRefused(
+        `port ${port} (${variable}) is in use: another npm start or another program listens there. Stop it, or set ${variable} to a free port.`,
+      );
+    await new Promise((r) => setTimeout(r, 250));
+  }
 }
 
 /**
@@ -162,9 +171,14 @@ async function main() {
   }, 500).unref();
 
   try {
-    if (!config.databaseUrl) claimDataFolder(config);
-    await assertPortFree(config.port, "PORT");
-    await assertPortFree(config.ocppPort, "OCPP_PORT");
+    const claim = config.databaseUrl ? undefined : claimDataFolder(config);
+    if (claim?.tookOverFrom)
+      say(
+        `the previous npm start on this data folder (pid ${claim.tookOverFrom.pid}) ended without stopping; taking over`,
+      );
+    const portWait = claim?.tookOverFrom ? 15_000 : 0;
+    await assertPortFree(config.port, "PORT", portWait);
+    await assertPortFree(config.ocppPort, "OCPP_PORT", portWait);
     let databaseUrl = config.databaseUrl;
     if (!databaseUrl) {
       say(`starting the embedded PostgreSQL (data in ${path.join(config.dataDir, "postgres")})…`);
