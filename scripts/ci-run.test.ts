@@ -48,10 +48,10 @@ exit 0
   );
   fs.writeFileSync(path.join(bin, "chromium"), "#!/bin/sh\nexit 0\n", { mode: 0o755 });
   const run = (env: Record<string, string> = {}) => {
-    const result = spawnSync(path.join(checkout, ".ci", "run"), {
+    const result = spawnSync(path.join(checkout, ".ci", "run"), [], {
       cwd: checkout,
       encoding: "utf8",
-      env: { HOME: dir, PATH: `${bin}:/usr/bin:/bin`, ...env },
+      env: { ...process.env, HOME: dir, PATH: `${bin}:/usr/bin:/bin`, ...env },
     });
     const called = fs.existsSync(calls) ? fs.readFileSync(calls, "utf8").trim().split("\n") : [];
     return { ...result, called };
