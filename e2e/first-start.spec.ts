@@ -4,7 +4,9 @@ import os from "node:os";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
 import { processesNaming } from "../server/testing/processes";
-import { loopback, startProduct, type Product } from "./fixtures/product";
+import { loopback, startProduct, stopStartedProducts, type Product } from "./fixtures/product";
+
+test.afterEach(stopStartedProducts);
 
 /**
  * The first start of a fresh checkout (no console build yet): /v1 and the OCPP gateway answer

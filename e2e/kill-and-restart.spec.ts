@@ -1,10 +1,21 @@
 import fs from "node:fs";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
+import pg from "pg";
 import { waitUntil } from "../ocpp/testing";
+import { embeddedUrl } from "../server/db/embedded";
 import { processInfo } from "../server/lib/processes";
 import { isAlive, processesNaming } from "../server/testing/processes";
-import { freePort, loopback, newDataDir, startProduct, type Product } from "./fixtures/product";
+import {
+  freePort,
+  loopback,
+  newDataDir,
+  startProduct,
+  stopStartedProducts,
+  type Product,
+} from "./fixtures/product";
+
+test.afterEach(stopStartedProducts);
 
 /**
  * What operators do to `npm start`, with real processes: `kill -9` of its own process or of the
@@ -57,9 +68,11 @@ async function aLocation(product: Product, who: string) {
 
 /** The pids `npm start` logged: itself, PostgreSQL, web, ocpp. */
 function productPids(product: Product) {
+  const postgres = product.pid("PostgreSQL");
   const pids = {
     supervisor: product.pid("npm start"),
-    postgres: product.pid("PostgreSQL"),
+    postgres,
+    watchdog: postgres === undefined ? undefined : processInfo(postgres)?.ppid,
     web: product.pid("web"),
     ocpp: product.pid("ocpp"),
   };
@@ -67,11 +80,29 @@ function productPids(product: Product) {
   return pids as Record<keyof typeof pids, number>;
 }
 
-/** When every one of `pids` and every process naming the data folder is gone (ms after `from`). */
-function goneAt(pids: number[], dataDir: string, from: number): Promise<number> {
+async function gatewayId(product: Product) {
+  const res = await fetch(`${loopback(product.ocppUrl).replace("ws:", "http:")}/health`);
+  return ((await res.json()) as { gateway_id: string }).gateway_id;
+}
+
+/** A query on the product's embedded database (its port is in PostgreSQL's postmaster.pid). */
+async function query<T>(dataDir: string, sql: string, params: unknown[]): Promise<T[]> {
+  const port = fs
+    .readFileSync(path.join(dataDir, "postgres", "postmaster.pid"), "utf8")
+    .split("\n")[3];
+  const client = new pg.Client({ connectionString: embeddedUrl(Number(port)) });
+  await client.connect();
+  try {
+    return (await client.query(sql, params)).rows as T[];
+  } finally {
+    await client.end();
+  }
+}
+
+/** When every one of `pids` is gone (ms after `from`). */
+function goneAt(pids: number[], from: number): Promise<number> {
   return (async () => {
-    while (pids.some(isAlive) || processesNaming(dataDir).length > 0)
-      await new Promise((r) => setTimeout(r, 100));
+    while (pids.some(isAlive)) await new Promise((r) => setTimeout(r, 50));
     return Date.now() - from;
   })();
 }
@@ -85,14 +116,15 @@ test("kill -9 of npm start's own process: PostgreSQL, web and ocpp go too, and a
   const kept = await aLocation(first, "killed");
   const before = await kept.read(first);
   const pids = productPids(first);
+  const killedGateway = await gatewayId(first);
   // Every process of the product runs on the project's own Node.js (package.json engines).
   const projectNode = fs.realpathSync(path.join(ROOT, "node_modules", ".bin", "node"));
-  for (const pid of [pids.supervisor, pids.web, pids.ocpp, processInfo(pids.postgres)!.ppid])
+  for (const pid of [pids.supervisor, pids.web, pids.ocpp, pids.watchdog])
     expect(fs.realpathSync(`/proc/${pid}/exe`), `pid ${pid}`).toBe(projectNode);
 
   process.kill(pids.supervisor, "SIGKILL");
   const killedAt = Date.now();
-  const allGone = goneAt(Object.values(pids), dataDir, killedAt);
+  const allGone = goneAt(Object.values(pids), killedAt);
   // No waiting: the new start finds the old one's PostgreSQL still stopping, and its ports.
   const second = await startProduct({ dataDir, port, ocppPort });
   try {
@@ -105,6 +137,13 @@ test("kill -9 of npm start's own process: PostgreSQL, web and ocpp go too, and a
       `the previous npm start on this data folder (pid ${pids.supervisor}) ended without stopping; taking over`,
     );
     expect(await kept.read(second)).toEqual(before);
+    // The killed start's gateway still recorded its stop: PostgreSQL waited for it.
+    const gateways = await query<{ id: string; stopped_at: Date | null }>(
+      dataDir,
+      "SELECT id, stopped_at FROM gateways WHERE id = $1",
+      [killedGateway],
+    );
+    expect(gateways).toEqual([{ id: killedGateway, stopped_at: expect.any(Date) }]);
   } finally {
     await second.stop();
   }
@@ -127,9 +166,10 @@ test("kill -9 of the npm that ran npm start: the product stops in order (gateway
       setTimeout(() => reject(new Error(`still running:\n${first.output()}`)), 40_000),
     ),
   ]);
-  const gone = await goneAt(Object.values(pids), dataDir, killedAt);
+  const gone = await goneAt(Object.values(pids), killedAt);
   console.log(`after the kill -9 of npm: everything gone in ${gone} ms`);
   expect(gone).toBeLessThan(30_000);
+  expect(processesNaming(dataDir)).toEqual([]);
   const output = first.output();
   expect(output).toContain(
     `the process that ran npm start (pid ${first.npmPid}) is gone; stopping`,

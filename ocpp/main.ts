@@ -86,6 +86,11 @@ async function main() {
   if (process.send && !process.connected) void shutdown("supervisor gone"); // went while starting
 }
 
+// Under `npm start` the output goes to pipes the supervisor reads: once it is gone (a `kill -9`),
+// writing to them fails (EPIPE), which must not become an uncaught exception (logged, so written
+// again) while the gateway records its stop.
+for (const stream of [process.stdout, process.stderr]) stream.on("error", () => {});
+
 // One charger's bad luck must not take every other charger's socket down: log what escaped a
 // handler and keep serving (each handler already answers its charger with an OCPP error).
 process.on("unhandledRejection", (error) => log.error("unhandled rejection", { error }));

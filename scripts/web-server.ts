@@ -127,4 +127,8 @@ async function main() {
   if (process.send && !process.connected) stop(); // it went while this process was starting
 }
 
-if (process.argv[1] === import.meta.filename) await main();
+if (process.argv[1] === import.meta.filename) {
+  // Once `npm start`, which reads this output, is gone, writing it fails (EPIPE): not a crash.
+  for (const stream of [process.stdout, process.stderr]) stream.on("error", () => {});
+  await main();
+}
