@@ -35,9 +35,6 @@ const ROOT = path.resolve(import.meta.dirname, "..");
 
 const say = (line: string) => process.stderr.write(`${line}\n`);
 
-/** A reason to stop the start with one line and exit code 1, without a stack trace. */
-class StartRefused extends Error {}
-
 /**
  * The key that encrypts secrets at rest: SECRET_KEY when set (required in production), otherwise
  * one generated once and kept under DATA_DIR, so a laptop install needs no setup.
@@ -66,7 +63,7 @@ function claimDataFolder(config: Env) {
   });
   if ("heldBy" in claim) {
     const other = claim.heldBy;
-    throw new StartRefused(
+    throw new Error(
       `another npm start (pid ${other.pid}) is running on the data folder ${path.resolve(config.dataDir)}` +
         ` (console ${String(other.publicBaseUrl)}, OCPP port ${String(other.ocppPort)}).` +
         ` Stop it first (Ctrl-C in its terminal, or kill ${other.pid}), or give this one its own DATA_DIR, PORT and OCPP_PORT.`,
@@ -94,7 +91,7 @@ async function assertPortFree(port: number, variable: string, waitMs: number) {
   const deadline = Date.now() + waitMs;
   while (!(await portFree(port))) {
     if (Date.now() >= deadline)
-      throw new StartRefused(
+      throw new Error(
         `port ${port} (${variable}) is in use: another npm start or another program listens there. Stop it, or set ${variable} to a free port.`,
       );
     await new Promise((r) => setTimeout(r, 250));
