@@ -52,7 +52,7 @@ async function main() {
   });
 
   let stopping = false;
-  const shutdown = async (signal: NodeJS.Signals) => {
+  const shutdown = async (signal: NodeJS.Signals | "supervisor gone") => {
     // Under `npm start` a Ctrl-C brings two signals (the terminal's SIGINT, then the supervisor's
     // SIGTERM): a second one must not cut short the first one's recording.
     if (stopping) return log.info("ocpp gateway already stopping", { signal });
@@ -80,7 +80,16 @@ async function main() {
   };
   process.on("SIGINT", (signal) => void shutdown(signal));
   process.on("SIGTERM", (signal) => void shutdown(signal));
+  // Under `npm start`: the IPC channel to it closed, so it is gone (even a `kill -9` closes it).
+  // Stop as for a signal; PostgreSQL's watchdog waits for this process before it stops.
+  process.on("disconnect", () => void shutdown("supervisor gone"));
+  if (process.send && !process.connected) void shutdown("supervisor gone"); // went while starting
 }
+
+// Under `npm start` the output goes to pipes the supervisor reads: once it is gone (a `kill -9`),
+// writing to them fails (EPIPE), which must not become an uncaught exception (logged, so written
+// again) while the gateway records its stop.
+for (const stream of [process.stdout, process.stderr]) stream.on("error", () => {});
 
 // One charger's bad luck must not take every other charger's socket down: log what escaped a
 // handler and keep serving (each handler already answers its charger with an OCPP error).

@@ -37,6 +37,8 @@ export type SuperviseOptions = {
   log: (line: string) => void;
   /** width the name is padded to in front of the child's lines */
   labelWidth?: number;
+  /** called with each process started (the first and every restart) */
+  onStart?: (child: ChildProcess) => void;
   backoff?: Backoff;
   graceMs?: number;
 };
@@ -48,6 +50,7 @@ export function supervise({
   start,
   log,
   labelWidth = name.length,
+  onStart,
   backoff = DEFAULT_BACKOFF,
   graceMs = 10_000,
 }: SuperviseOptions): Supervised {
@@ -94,6 +97,7 @@ export function supervise({
       pending = setTimeout(launch, delay);
     });
     if (proc.pid !== undefined) log(`${name} started (pid ${proc.pid})`);
+    onStart?.(proc);
   };
   launch();
 

