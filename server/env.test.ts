@@ -42,6 +42,14 @@ describe("configuration", () => {
     expect(message).not.toContain("\n");
   });
 
+  it("refuses one port for both the web process and the OCPP gateway", () => {
+    expect(() => parseEnv({ PORT: "4000", OCPP_PORT: "4000" })).toThrow(
+      /PORT and OCPP_PORT must differ.*4000/,
+    );
+    expect(() => parseEnv({ OCPP_PORT: "3000" })).toThrow(/must differ/);
+    expect(parseEnv({ PORT: "4000", OCPP_PORT: "4001" }).ocppPort).toBe(4001);
+  });
+
   it("needs the OCPP TLS certificate and key together, as readable files", () => {
     expect(() => parseEnv({ OCPP_TLS_CERT: "package.json" })).toThrow(
       /^OCPP_TLS_KEY must be set together/,

@@ -168,6 +168,11 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
     throw new EnvError(`${name} ${issue?.message ?? "is invalid"}${got}`);
   }
   const e = parsed.data;
+  if (e.PORT === e.OCPP_PORT) {
+    throw new EnvError(
+      `PORT and OCPP_PORT must differ: the web process and the OCPP gateway each listen on their own (both are ${e.PORT})`,
+    );
+  }
   if (Boolean(e.OCPP_TLS_CERT) !== Boolean(e.OCPP_TLS_KEY)) {
     throw new EnvError(
       `${e.OCPP_TLS_CERT ? "OCPP_TLS_KEY" : "OCPP_TLS_CERT"} must be set together with the other (both or neither)`,

@@ -4,6 +4,7 @@ import { inTransaction } from "../../db/retry";
 import { env } from "../../env";
 import { DomainError } from "../../errors";
 import { startJobNow, untilDone } from "../../jobs/run-now";
+import { waitFor } from "../../jobs/wait";
 import { isUniqueViolation } from "../../lib/unique-violation";
 import type { PaymentAccount, PaymentAccountAttempt } from "../../generated/prisma/client";
 import { ProcessorError, type AccountState, type ProcessorErrorKind } from "../processors/types";
@@ -132,7 +133,13 @@ async function created(db: Db, tenantId: number, caller: UserCaller, country: st
   }
   const run = startJobNow({ db, definitions: [accountAttemptJob], jobId: attempt.jobId });
   await untilDone([run], deadline);
-  const settled = await db.paymentAccountAttempt.findUniqueOrThrow({ where: { id: attempt.id } });
+  // A runner may have claimed the job first (then our run ends at once, having done nothing):
+  // wait for what it records, within the same deadline.
+  const settled = await waitFor(
+    () => db.paymentAccountAttempt.findUniqueOrThrow({ where: { id: attempt.id } }),
+    (a) => a.status !== "pending",
+    Math.max(0, deadline - Date.now()),
+  );
   if (settled.status === "succeeded") {
     const row = await db.paymentAccount.findUnique({ where: { tenantId } });
     if (row && row.status !== "disconnected" && row.accountRef === settled.accountRef) return row;
