@@ -9,7 +9,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import os from "node:os";
-import { freePort } from "../e2e/fixtures/product";
+import { freePorts } from "../e2e/fixtures/product";
 import { benchLocation, cheapPasswordHash, insertBenchStations } from "./bench-stations";
 import { startFleet } from "./charger-fleet";
 import { inProcessV1, latency, machine, round2, scratchDatabase, writeResult } from "./harness";
@@ -30,7 +30,7 @@ type Health = { gateway_id: string; connections: number; memory_rss_bytes: numbe
 
 /** One gateway process as `npm start` runs it, on its own port; resolves once /health answers. */
 async function startGateway() {
-  const port = await freePort();
+  const [port] = await freePorts(1);
   const child: ChildProcess = spawn(
     process.execPath,
     ["--conditions=react-server", "--import", "tsx", "ocpp/main.ts"],

@@ -7,7 +7,7 @@ import { embeddedUrl } from "../server/db/embedded";
 import { processInfo } from "../server/lib/processes";
 import { isAlive, processesNaming } from "../server/testing/processes";
 import {
-  freePort,
+  freePorts,
   loopback,
   newDataDir,
   startProduct,
@@ -110,8 +110,7 @@ function goneAt(pids: number[], from: number): Promise<number> {
 test("kill -9 of npm start's own process: PostgreSQL, web and ocpp go too, and a start on the same folder and ports at once comes up with the data", async () => {
   test.setTimeout(240_000);
   const dataDir = newDataDir();
-  const port = await freePort();
-  const ocppPort = await freePort();
+  const [port, ocppPort] = await freePorts(2);
   const first = await startProduct({ dataDir, port, ocppPort });
   const kept = await aLocation(first, "killed");
   const before = await kept.read(first);
@@ -191,8 +190,7 @@ test("kill -9 of the npm that ran npm start: the product stops in order (gateway
 test("two npm start on one data folder at once: one runs, the other exits 1 saying which process holds the folder", async () => {
   test.setTimeout(180_000);
   const dataDir = newDataDir();
-  const port = await freePort();
-  const ocppPort = await freePort();
+  const [port, ocppPort] = await freePorts(2);
   const both = [
     await startProduct({ dataDir, port, ocppPort, waitFor: "nothing" }),
     await startProduct({ dataDir, port, ocppPort, waitFor: "nothing" }),
