@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { db } from "../server/db";
 import { listEvents } from "../server/events/list-events";
-import { PROJECT_SCOPES } from "../server/keys/scopes";
+import { PROJECT_SCOPES } from "../server/access/scopes";
 import { log } from "../server/log";
 import { aStationWithPassword, aTenantWithKey } from "../server/testing/builders";
 import { aCharger, startTestGateway, waitUntil } from "./testing";

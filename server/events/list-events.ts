@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { db as defaultDb, type DbTx } from "../db";
-import type { Scope } from "../keys/scopes";
+import type { Scope } from "../access/scopes";
 import { EVENT_TYPES } from "../webhooks/webhook-schema";
 import { presentEvent } from "./present-event";
 

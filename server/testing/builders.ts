@@ -1,6 +1,6 @@
 import { db } from "../db";
 import { createApiKey } from "../keys/create-api-key";
-import { PROJECT_SCOPES, type Scope } from "../keys/scopes";
+import { PROJECT_SCOPES, type Scope } from "../access/scopes";
 import { call, idem } from "./api";
 
 let n = 0;

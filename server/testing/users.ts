@@ -2,7 +2,7 @@ import { importJWK, SignJWT } from "jose";
 import { db } from "../db";
 import { env } from "../env";
 import { signingKeys } from "../auth/signing-keys";
-import type { PlatformRole, TeamRole } from "../teams/roles";
+import type { PlatformRole, TeamRole } from "../access/roles";
 
 let n = 0;
 

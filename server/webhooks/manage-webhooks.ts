@@ -4,7 +4,7 @@ import { DomainError, notFound } from "../errors";
 import { appendEvent } from "../events/append-event";
 import type { TenantPrincipal } from "../access/caller";
 import { LATEST_VERSION } from "../versions";
-import { missingScopes, type Scope } from "../keys/scopes";
+import { missingScopes, type Scope } from "../access/scopes";
 import { newId, randomBase62 } from "../lib/ids";
 import { seal } from "../lib/secret-box";
 import { urlProblem } from "./destination";

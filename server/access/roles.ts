@@ -1,4 +1,4 @@
-import { PROJECT_SCOPES, type Scope } from "../keys/scopes";
+import { PROJECT_SCOPES, type Scope } from "./scopes";
 
 /** Roles a team member can hold, most powerful first. */
 export const TEAM_ROLES = ["owner", "admin", "developer", "operator", "viewer", "billing"] as const;

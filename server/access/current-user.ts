@@ -1,6 +1,6 @@
 import { db } from "../db";
-import { userCaller, type UserCaller } from "../access/caller";
-import { auth } from "./next-auth";
+import { userCaller, type UserCaller } from "./caller";
+import { auth } from "../auth/next-auth";
 
 /**
  * The console's signed-in user, rechecked against the database on every call: a deleted or

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { DbTx } from "../db";
-import { myTeams } from "../teams/my-context";
-import type { Caller } from "./caller";
+import { myTeams } from "./my-context";
+import type { Caller } from "../access/caller";
 
 export const accessSchema = z.object({
   principal: z.object({

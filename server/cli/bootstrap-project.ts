@@ -1,6 +1,6 @@
 import { db as defaultDb, type Db } from "../db";
 import { createApiKey, type CreatedApiKey } from "../keys/create-api-key";
-import type { Scope } from "../keys/scopes";
+import type { Scope } from "../access/scopes";
 
 export type BootstrapProjectOptions = {
   email: string;
