@@ -14,7 +14,7 @@ export default defineConfig({
     // One PostgreSQL for the whole run; every test file gets its own database cloned from a
     // migrated template (server/testing/setup-database.ts), so files run in parallel.
     globalSetup: ["server/testing/global-setup.ts"],
-    setupFiles: ["server/testing/setup-database.ts"],
+    setupFiles: ["server/testing/setup-database.ts", "server/testing/setup-domains.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: "forks",

@@ -1,24 +1,24 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { db } from "../server/db";
 import { aStationWithPassword, aTenantWithKey } from "../server/testing/builders";
-import type * as Ended from "../server/charging/transaction-ended";
-import type * as Started from "../server/charging/transaction-started";
-import type * as Updated from "../server/charging/transaction-updated";
-import { transactionEnded } from "../server/charging/transaction-ended";
-import { transactionStarted } from "../server/charging/transaction-started";
-import { transactionUpdated } from "../server/charging/transaction-updated";
+import type * as Ended from "../server/charger-reports/transaction-ended";
+import type * as Started from "../server/charger-reports/transaction-started";
+import type * as Updated from "../server/charger-reports/transaction-updated";
+import { transactionEnded } from "../server/charger-reports/transaction-ended";
+import { transactionStarted } from "../server/charger-reports/transaction-started";
+import { transactionUpdated } from "../server/charger-reports/transaction-updated";
 import { aCharger, startTestGateway, waitUntil } from "./testing";
 
 // The real services, watched: every call still runs them (one spy per fact).
-vi.mock("../server/charging/transaction-started", async (original) => {
+vi.mock("../server/charger-reports/transaction-started", async (original) => {
   const real = await original<typeof Started>();
   return { ...real, transactionStarted: vi.fn(real.transactionStarted) };
 });
-vi.mock("../server/charging/transaction-updated", async (original) => {
+vi.mock("../server/charger-reports/transaction-updated", async (original) => {
   const real = await original<typeof Updated>();
   return { ...real, transactionUpdated: vi.fn(real.transactionUpdated) };
 });
-vi.mock("../server/charging/transaction-ended", async (original) => {
+vi.mock("../server/charger-reports/transaction-ended", async (original) => {
   const real = await original<typeof Ended>();
   return { ...real, transactionEnded: vi.fn(real.transactionEnded) };
 });

@@ -10,6 +10,8 @@
  * stdout carries exactly one JSON object; everything else goes to stderr.
  */
 import { parseArgs } from "node:util";
+// every domain's operation kinds and charger-transaction hooks, before anything uses them
+import "../domains";
 import { closeDb, db, useDatabaseUrl } from "../db";
 import { startEmbeddedDatabase, type EmbeddedDatabase } from "../db/embedded";
 import { applyMigrations } from "../db/migrate";

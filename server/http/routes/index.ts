@@ -1,3 +1,5 @@
+// every domain's operation kinds and charger-transaction hooks, before anything uses them
+import "../../domains";
 import { env } from "../../env";
 import { buildOpenApiDocument } from "../../openapi/build-document";
 import type { RouteDef } from "../route";

@@ -1,23 +1,7 @@
 import type { DbTx } from "../db";
 import { appendEvent } from "../events/append-event";
-import type { Fault } from "../generated/prisma/client";
-import type { ChargerContext } from "./connections";
+import type { ChargerContext } from "../charging/connections";
 import { normalizeStatus } from "./connector-status";
-
-export function presentFault(f: Fault) {
-  return {
-    fault_id: f.id,
-    connector_id: f.connectorId,
-    evse_number: f.evseNumber,
-    error_code: f.errorCode,
-    info: f.info,
-    vendor_id: f.vendorId,
-    vendor_error_code: f.vendorErrorCode,
-    ocpp_status: f.ocppStatus,
-    opened_at: f.openedAt.toISOString(),
-    cleared_at: f.clearedAt?.toISOString() ?? null,
-  };
-}
 
 /**
  * OCPP 2.x `Occupied` reads `Charging` while the connector has an active transaction and

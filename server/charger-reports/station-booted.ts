@@ -1,6 +1,6 @@
 import type { DbTx } from "../db";
 import { appendEvent, type StationEvent } from "../events/append-event";
-import type { ChargerContext } from "./connections";
+import type { ChargerContext } from "../charging/connections";
 
 export type BootReport = {
   vendor: string | null;

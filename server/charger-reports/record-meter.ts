@@ -1,13 +1,8 @@
 import type { DbTx } from "../db";
 import { appendEvent } from "../events/append-event";
 import type { Transaction } from "../generated/prisma/client";
-import type { ChargerContext } from "./connections";
-import {
-  kwhFromWh,
-  normalizeMeterValue,
-  type MeterSample,
-  type SampledValue,
-} from "./meter-values";
+import type { ChargerContext } from "../charging/connections";
+import { normalizeMeterValue, type MeterSample, type SampledValue } from "./meter-values";
 
 const LOG_INTERVAL_MS = 10_000;
 
@@ -118,5 +113,3 @@ export async function recordMeterValues(
   await logMeterEvents(tx, charger, plan);
   return current;
 }
-
-export { kwhFromWh };

@@ -1,10 +1,10 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { kwhFromWh } from "../charging/kwh-from-wh";
 import { toFixed } from "../pricing/rational";
 import {
   type MeterSample,
   type SampledValue,
-  kwhFromWh,
   normalizeMeterValue,
   parseReading,
 } from "./meter-values";

@@ -9,6 +9,7 @@ import {
   roundHalfUp,
   toFixed,
 } from "../pricing/rational";
+import { DECIMALS } from "../charging/kwh-from-wh";
 
 /**
  * One OCPP MeterValue (1.6 or 2.x) normalized into the meter sample of spec section 6.
@@ -90,9 +91,6 @@ const POWER = "Power.Active.Import";
 const CURRENT = "Current.Import";
 const VOLTAGE = "Voltage";
 const SOC = "SoC";
-
-/** Decimal places of every decimal string in a sample. */
-export const DECIMALS = 3;
 
 /** Readings at or beyond this magnitude (in the reported unit: Wh, kW, A, V, %) are unreadable. */
 const LIMIT = rat(10n ** 15n);
@@ -291,10 +289,4 @@ export function normalizeMeterValue(meterValue: MeterValue): MeterSample {
     soc_percent: decimal(soc && soc[0]!),
     context: contextOf(contexts),
   };
-}
-
-/** Integer Wh as the exact kWh string of every API field (`energy_kwh`): 1234 → "1.234". */
-export function kwhFromWh(wh: number): string {
-  if (!Number.isSafeInteger(wh)) throw new RangeError(`not an integer Wh: ${wh}`);
-  return toFixed(rat(BigInt(wh), 1000n), DECIMALS);
 }

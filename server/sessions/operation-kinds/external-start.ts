@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { syncSessionStatus } from "../../sessions/sync-status";
-import { billStart } from "./bill-start";
-import type { OperationKind } from "./kind";
+import { syncSessionStatus } from "../sync-status";
+import { billStart } from "../../bills/operation-kinds/bill-start";
+import type { OperationKind } from "../../operations/kinds/kind";
 
 const request = z.object({ session_id: z.string() });
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { refuse, type OperationKind } from "./kind";
+import { refuse, type OperationKind } from "../../operations/kinds/kind";
 
 const request = z.object({
   bill_id: z.string(),

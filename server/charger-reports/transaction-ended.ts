@@ -1,8 +1,7 @@
-import { billTransactionEnded } from "../bills/bill-ended";
 import type { DbTx } from "../db";
-import { sessionTransactionEnded } from "../sessions/charger-hooks";
-import type { ChargerContext } from "./connections";
-import { refreshOccupiedStatus } from "./record-status";
+import type { ChargerContext } from "../charging/connections";
+import { refreshOccupiedStatus } from "./refresh-occupied-status";
+import { runTransactionEnded } from "./transaction-hooks";
 import { transactionUpdated, type TransactionUpdate } from "./transaction-updated";
 
 export type TransactionEnd = TransactionUpdate & {
@@ -18,8 +17,9 @@ export type TransactionEnd = TransactionUpdate & {
  * transaction is closed once; a second report of the same end changes nothing. Returns the
  * transaction, or null when the message names none the service knows.
  *
- * Hook point: what reacts to a transaction's end (its bill: `billTransactionEnded`; then an
- * external session's `awaiting_bill`, published at once: `sessionTransactionEnded`) is called where it is closed below, in the charger message's transaction,
+ * Hook point: what the domains do about a transaction's end (`onTransactionEnded` of the
+ * charger-transaction hooks, `./transaction-hooks.ts`: its bill ends, then an external session
+ * publishes `awaiting_bill`) runs where it is closed below, in the charger message's transaction,
  * so it commits or fails with the end and never runs twice for one transaction.
  */
 export async function transactionEnded(tx: DbTx, charger: ChargerContext, end: TransactionEnd) {
@@ -39,7 +39,6 @@ export async function transactionEnded(tx: DbTx, charger: ChargerContext, end: T
     },
   });
   await refreshOccupiedStatus(tx, charger, ended.connectorId, end.endedAt);
-  await billTransactionEnded(tx, ended);
-  await sessionTransactionEnded(tx, ended);
+  await runTransactionEnded(tx, ended);
   return ended;
 }

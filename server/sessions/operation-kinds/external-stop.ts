@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { syncSessionStatus } from "../../sessions/sync-status";
-import { byChargerStatus, refuse, type OperationKind } from "./kind";
+import { syncSessionStatus } from "../sync-status";
+import { byChargerStatus, refuse, type OperationKind } from "../../operations/kinds/kind";
 
 const request = z.object({ session_id: z.string(), transaction_id: z.number().int() });
 

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { lockBillRow } from "../../bills/lock-bill";
-import { byChargerStatus, refuse, type OperationKind } from "./kind";
-import { nextRemoteStartId } from "./station-command";
+import { lockBillRow } from "../lock-bill";
+import { byChargerStatus, refuse, type OperationKind } from "../../operations/kinds/kind";
+import { nextRemoteStartId } from "../../operations/kinds/station-command";
 
 const request = z.object({ bill_id: z.string(), connector_id: z.number().int() });
 

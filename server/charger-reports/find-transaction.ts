@@ -1,7 +1,7 @@
 import type { DbTx } from "../db";
 import type { Transaction } from "../generated/prisma/client";
-import type { ChargerContext } from "./connections";
-import type { ConnectorRef } from "./find-connector";
+import type { ChargerContext } from "../charging/connections";
+import type { ConnectorRef } from "../charging/find-connector";
 import { transactionStarted, type TransactionStart } from "./transaction-started";
 
 /** How a charger names the transaction a message is about; each version has its own ways. */

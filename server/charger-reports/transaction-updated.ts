@@ -1,9 +1,7 @@
-import { billTransactionUpdated } from "../bills/live-cap";
-import { matchBill } from "../bills/match-bill";
-import { sessionTransactionSeen } from "../sessions/charger-hooks";
 import type { DbTx } from "../db";
-import type { ChargerContext } from "./connections";
+import type { ChargerContext } from "../charging/connections";
 import { findTransaction, type TransactionRef } from "./find-transaction";
+import { runTokenLearned, runTransactionUpdated } from "./transaction-hooks";
 import type { Transaction } from "../generated/prisma/client";
 import {
   planMeterValues,
@@ -48,9 +46,10 @@ function newestReading(meterValues: OcppMeterValue[]): Date | null {
  * locks and takes the writes (samples, totals, events) to make them for the whole batch at once;
  * the hooks below run alike.
  *
- * Hook point: a token learned late may match a bill (`matchBill`) and move an external
- * session (`sessionTransactionSeen`); the readings of a bill's
- * transaction price it live and may stop it before its hold runs out (`billTransactionUpdated`).
+ * Hook points (the charger-transaction hooks, `./transaction-hooks.ts`): a token learned late
+ * (`onTokenLearned`) may match a bill and move an external session; the readings of a transaction
+ * in progress (`onTransactionUpdated`) price a bill's live and may stop it before its hold runs
+ * out.
  */
 export async function transactionUpdated(
   tx: DbTx,
@@ -67,8 +66,7 @@ export async function transactionUpdated(
       where: { id: transaction.id },
       data: { idToken: update.idToken },
     });
-    await matchBill(tx, charger, transaction);
-    await sessionTransactionSeen(tx, charger, transaction);
+    await runTokenLearned(tx, charger, transaction);
   }
   if (update.meterValues.length && prefetched) {
     const plan = planMeterValues(transaction, update.meterValues);
@@ -78,6 +76,6 @@ export async function transactionUpdated(
     transaction = await recordMeterValues(tx, charger, transaction, update.meterValues);
   const readingAt = newestReading(update.meterValues);
   if (readingAt && !update.ending && !transaction.endedAt && (prefetched?.billCharging ?? true))
-    await billTransactionUpdated(tx, charger, transaction, readingAt);
+    await runTransactionUpdated(tx, charger, transaction, readingAt);
   return transaction;
 }

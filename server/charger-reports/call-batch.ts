@@ -1,6 +1,6 @@
 import type { DbTx } from "../db";
 import { appendEventsByTenant, type TenantEvent } from "../events/append-event";
-import type { ChargerContext } from "./connections";
+import type { ChargerContext } from "../charging/connections";
 import { recordMeterBatch, type MeterMessage } from "./meter-batch";
 import { planBoot, type BootReport } from "./station-booted";
 import { isWholeStation, planStatus, type StatusReport } from "./status-reported";

@@ -1,6 +1,6 @@
 import type { DbTx } from "../db";
 import { appendEvent, type StationEvent } from "../events/append-event";
-import type { ChargerContext } from "./connections";
+import type { ChargerContext } from "../charging/connections";
 import {
   faultTransition,
   normalizeStatus,
@@ -8,7 +8,7 @@ import {
   type FaultDecision,
   type OpenFault,
 } from "./connector-status";
-import { presentFault } from "./record-status";
+import { presentFault } from "../charging/present-fault";
 
 export type StatusReport = {
   /** 1.6: connectorId (0 = whole station). 2.x: evseId + connectorId (evseId 0 = whole station). */

@@ -1,7 +1,7 @@
 import type { DbTx } from "../db";
 import type { Transaction } from "../generated/prisma/client";
-import type { ChargerContext } from "./connections";
-import type { ConnectorRef } from "./find-connector";
+import type { ChargerContext } from "../charging/connections";
+import type { ConnectorRef } from "../charging/find-connector";
 import type { TenantEvent } from "../events/append-event";
 import { meterSampledEvent, type MeterPlan, type OcppMeterValue } from "./record-meter";
 import { transactionUpdated } from "./transaction-updated";
@@ -169,7 +169,7 @@ export async function recordMeterBatch(
       continue;
     }
     if (f?.bill_status === "charging") {
-      outcomes.push({ perMessage: true }); // priced live by `billTransactionUpdated`
+      outcomes.push({ perMessage: true }); // priced live by its bill's `onTransactionUpdated` hook
       continue;
     }
     // The one entry point for the fact, as on the ordinary path; its writes come back to the batch.

@@ -1,6 +1,6 @@
 import type { DbTx } from "../db";
-import { authorizeToken, type AuthorizationStatus } from "./authorize-token";
-import type { ChargerContext } from "./connections";
+import { authorizeToken, type AuthorizationStatus } from "../charging/authorize-token";
+import type { ChargerContext } from "../charging/connections";
 
 /**
  * A charger presented a token (1.6 idTag, 2.x idToken): at Authorize, at a transaction's start or

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { byChargerStatus, refuse, type OperationKind } from "./kind";
+import { byChargerStatus, refuse, type OperationKind } from "../../operations/kinds/kind";
 
 /** What the live cap sends: the transaction's stop, or the connector taken out of service. */
 export const CAP_MEANS = ["stop", "availability"] as const;

@@ -1,10 +1,9 @@
-import { matchBill } from "../bills/match-bill";
-import { sessionTransactionSeen } from "../sessions/charger-hooks";
 import type { DbTx } from "../db";
 import type { Transaction } from "../generated/prisma/client";
-import type { ChargerContext } from "./connections";
-import { findConnector, UnknownConnector, type ConnectorRef } from "./find-connector";
-import { refreshOccupiedStatus } from "./record-status";
+import type { ChargerContext } from "../charging/connections";
+import { findConnector, UnknownConnector, type ConnectorRef } from "../charging/find-connector";
+import { refreshOccupiedStatus } from "./refresh-occupied-status";
+import { runTransactionStarted } from "./transaction-hooks";
 
 export type TransactionStart = {
   /** 2.x: the charger's transactionId. 1.6: none, the service assigns it (this row's ID). */
@@ -26,9 +25,10 @@ export type TransactionStart = {
  * `UnknownConnector` (no transaction without its connector); only a 2.x transaction first seen
  * without `evse` has none.
  *
- * Hook point: what reacts to a new transaction (a bill whose token it carries: `matchBill`; then an
- * external session's status, published at once: `sessionTransactionSeen`) is called where it is created below, in the charger message's transaction,
- * so it commits or fails with the start.
+ * Hook point: what the domains do about a new transaction (`onTransactionStarted` of the
+ * charger-transaction hooks, `./transaction-hooks.ts`: a bill whose token it carries takes it,
+ * then an external session publishes its status) runs where it is created below, in the charger
+ * message's transaction, so it commits or fails with the start.
  */
 export async function transactionStarted(
   tx: DbTx,
@@ -75,7 +75,6 @@ export async function transactionStarted(
         data: { reference: String(created.id) },
       });
   await refreshOccupiedStatus(tx, charger, transaction.connectorId, start.reportedAt);
-  await matchBill(tx, charger, transaction);
-  await sessionTransactionSeen(tx, charger, transaction);
+  await runTransactionStarted(tx, charger, transaction);
   return transaction;
 }
