@@ -5,7 +5,7 @@
  * know no domain by name; a process has every domain's part once it imported this module, and
  * each one does so at its entry: the web process through the route table, the ocpp process in
  * `ocpp/main.ts` and `ocpp/gateway.ts`, the job runner's definitions (`background-jobs.ts`), the
- * CLI (`cli/admin.ts`) and the tests' setup (`server/testing/setup-domains.ts`). A registry read before
+ * CLI (`cli/admin.ts`) and the tests' setup (`testing/setup-domains.ts`). A registry read before
  * throws rather than go without a domain.
  */
 import { billCap } from "./bills/operation-kinds/bill-cap";

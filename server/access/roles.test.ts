@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { call, idem } from "../testing/api";
-import { aLocationBody, aStation, aTenantWithKey } from "../testing/builders";
-import { aMember, aUser } from "../testing/users";
+import { call, idem } from "../../testing/api";
+import { aLocationBody, aStation, aTenantWithKey } from "../../testing/builders";
+import { aMember, aUser } from "../../testing/users";
 import { ROLE_SCOPES, TEAM_ROLES } from "./roles";
 
 /**

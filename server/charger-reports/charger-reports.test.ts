@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from "vitest";
 import { db } from "../db";
 import { hashPassword, verifyPassword } from "../lib/passwords";
-import { aStation, aTenantWithKey } from "../testing/builders";
+import { aStation, aTenantWithKey } from "../../testing/builders";
 import { authenticateStation } from "../charging/authenticate-station";
 import type { ChargerContext } from "../charging/connections";
 import { UnknownConnector } from "../charging/find-connector";

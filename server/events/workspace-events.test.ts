@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { setApiKeyRateLimit } from "../keys/set-rate-limit";
-import { call } from "../testing/api";
-import { aTenantWithKey } from "../testing/builders";
-import { aMember, aUser } from "../testing/users";
+import { call } from "../../testing/api";
+import { aTenantWithKey } from "../../testing/builders";
+import { aMember, aUser } from "../../testing/users";
 
 /** A project in a team with a second owner who holds a workspace key (sandbox:read). */
 async function aWorkspace(scopes: string[] = ["sandbox:read"]) {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../db";
-import { aBill } from "../bills/testing";
-import { startStripeFake, type FakeEvent, type StripeFake } from "../testing/stripe-fake";
+import { aBill } from "../../testing/bills";
+import { startStripeFake, type FakeEvent, type StripeFake } from "../../testing/stripe-fake";
 import { usePaymentProcessors } from "./processors";
 import { receiveStripeWebhook } from "./stripe-webhook";
 import {
@@ -12,7 +12,7 @@ import {
   eventTypes,
   finalizeSimulated,
   paymentAction,
-} from "./testing";
+} from "../../testing/payments";
 
 // Stripe's signed Connect events, made by the fake and signed with the SDK's test-header helper,
 // delivered to the receiver as the HTTP requests Stripe sends.

@@ -1,6 +1,6 @@
-import { aTariff } from "../bills/testing";
-import { call, idem } from "../testing/api";
-import { aStation, aTenantWithKey } from "../testing/builders";
+import { aTariff } from "./bills";
+import { call, idem } from "./api";
+import { aStation, aTenantWithKey } from "./builders";
 
 /** A project with a two-connector station and a simple 35 c/kWh tariff; `base` names them. */
 export async function aSessionProject() {

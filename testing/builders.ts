@@ -1,6 +1,6 @@
-import { db } from "../db";
-import { createApiKey } from "../keys/create-api-key";
-import { PROJECT_SCOPES, type Scope } from "../access/scopes";
+import { db } from "../server/db";
+import { createApiKey } from "../server/keys/create-api-key";
+import { PROJECT_SCOPES, type Scope } from "../server/access/scopes";
 import { call, idem } from "./api";
 
 let n = 0;

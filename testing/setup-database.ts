@@ -1,7 +1,7 @@
 import crypto from "node:crypto";
 import pg from "pg";
 import { afterAll, inject } from "vitest";
-import { embeddedUrl } from "../db/embedded";
+import { embeddedUrl } from "../server/db/embedded";
 
 /**
  * Gives this test file a database of its own, cloned from the migrated template, before any
@@ -18,6 +18,6 @@ process.env.SERVICE_ENV ??= "test";
 process.env.SECRET_KEY ??= crypto.randomBytes(32).toString("base64");
 
 afterAll(async () => {
-  const { closeDb } = await import("../db");
+  const { closeDb } = await import("../server/db");
   await closeDb();
 });

@@ -1,5 +1,5 @@
-import { aTariff, chargingTokenOf } from "../server/bills/testing";
-import { aSession, readSession } from "../server/sessions/testing";
+import { aTariff, chargingTokenOf } from "./bills";
+import { aSession, readSession } from "./sessions";
 import { aRecordingCharger, type Answer } from "./recording-charger";
 
 const PASSWORD = "sessions-charger-pass-1";

@@ -1,6 +1,10 @@
 /** Builders for pricing tests and the benchmark. */
-import type { MeterSession } from "./session";
-import { type TariffInput, type TariffSnapshot, validateTariff } from "./tariff-schema";
+import type { MeterSession } from "../server/pricing/session";
+import {
+  type TariffInput,
+  type TariffSnapshot,
+  validateTariff,
+} from "../server/pricing/tariff-schema";
 
 /** A validated tariff; throws with the issues when the input is invalid. */
 export function aTariff(input: TariffInput): TariffSnapshot {

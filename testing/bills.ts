@@ -1,6 +1,6 @@
-import { db } from "../db";
-import { newId } from "../lib/ids";
-import { call, idem } from "../testing/api";
+import { db } from "../server/db";
+import { newId } from "../server/lib/ids";
+import { call, idem } from "./api";
 
 /** A tariff of the tenant's, made through /v1. */
 export async function aTariff(tenantId: number, key: string, body: Record<string, unknown>) {

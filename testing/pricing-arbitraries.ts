@@ -1,14 +1,14 @@
 /** fast-check generators of tariffs and sessions for the pricing property tests. */
 import fc from "fast-check";
-import type { ChargingPeriodsSession, MeterSession } from "./session";
+import type { ChargingPeriodsSession, MeterSession } from "../server/pricing/session";
 import {
   DAYS_OF_WEEK,
   type PriceComponent,
   type TariffElement,
   type TariffRestrictions,
   type TariffSnapshot,
-} from "./tariff-schema";
-import { aTariff } from "./testing";
+} from "../server/pricing/tariff-schema";
+import { aTariff } from "./pricing";
 
 export const TIME_ZONES = [
   "UTC",

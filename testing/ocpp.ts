@@ -6,9 +6,9 @@ import { db, type Db } from "../server/db";
 import { DEFAULT_QUEUE, type JobDefinition } from "../server/jobs/define-job";
 import { startJobRunner } from "../server/jobs/runner";
 import { operationSweepJob } from "../server/operations/operation-jobs";
-import { createGateway, type GatewayOptions } from "./gateway";
-import { createOcppServer, type TlsFiles } from "./http-server";
-import { strictModeValidators } from "./protocol/validators";
+import { createGateway, type GatewayOptions } from "../ocpp/gateway";
+import { createOcppServer, type TlsFiles } from "../ocpp/http-server";
+import { strictModeValidators } from "../ocpp/protocol/validators";
 
 /**
  * A real gateway on a loopback port, against this test file's database, with the job runner its
@@ -58,6 +58,8 @@ export async function startTestGateway(
   };
 }
 
+export type TestGateway = Awaited<ReturnType<typeof startTestGateway>>;
+
 /**
  * A charger that is not ours: ocpp-rpc's RPCClient in strict mode, validating every message both
  * ways against the official schemas (with a working validator for 2.1).
@@ -78,6 +80,29 @@ export function aCharger(options: {
     reconnect: false,
     callTimeoutMs: 10_000,
   });
+}
+
+/**
+ * `aCharger` for a registered station, connected: the charger a gateway test talks through.
+ * `prepare` runs before the connection opens (handlers for the gateway's calls, listeners for
+ * every frame), so nothing the gateway sends at once is missed.
+ */
+export async function aConnectedCharger(
+  gateway: { url: string },
+  station: { name: string },
+  password: string | undefined,
+  protocol: "ocpp1.6" | "ocpp2.0.1" | "ocpp2.1",
+  prepare?: (charger: RPCClient) => void,
+) {
+  const charger = aCharger({
+    url: gateway.url,
+    identity: station.name,
+    password,
+    protocol,
+  });
+  prepare?.(charger);
+  await charger.connect();
+  return charger;
 }
 
 /** Polls until the check holds, or fails after `ms`. */

@@ -1,5 +1,5 @@
 import fs from "node:fs";
-import { processInfo } from "../lib/processes";
+import { processInfo } from "../server/lib/processes";
 
 /** Every running process whose command line contains `text` (a data folder, a checkout), as "pid args". */
 export function processesNaming(text: string): string[] {

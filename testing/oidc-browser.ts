@@ -1,9 +1,9 @@
 import crypto from "node:crypto";
 import { expect } from "vitest";
-import { handleLogin } from "../auth/interaction";
-import { CONSOLE_CLIENT_ID, consoleClientSecret } from "../auth/oidc-provider";
-import { handleOidc } from "../auth/oidc-route";
-import { env } from "../env";
+import { handleLogin } from "../server/auth/interaction";
+import { CONSOLE_CLIENT_ID, consoleClientSecret } from "../server/auth/oidc-provider";
+import { handleOidc } from "../server/auth/oidc-route";
+import { env } from "../server/env";
 
 /**
  * A browser at the built-in provider, in-process: requests shaped as `next start` hands them to a

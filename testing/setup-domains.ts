@@ -3,4 +3,4 @@
  * kinds and charger-transaction hooks (`server/domains.ts`). Runs after `setup-database.ts`, so
  * nothing reads DATABASE_URL before the file's own database is set.
  */
-import "../domains";
+import "../server/domains";

@@ -4,7 +4,7 @@
  * hide one bad value in (so requests get past the first checks and reach deeper ones).
  */
 import fc from "fast-check";
-import { MAX_BODY_BYTES, MAX_JSON_DEPTH } from "../http/body";
+import { MAX_BODY_BYTES, MAX_JSON_DEPTH } from "../server/http/body";
 
 export type JsonSchema = {
   type?: string | string[];

@@ -1,14 +1,14 @@
 /**
  * Job definitions for the kernel's own tests, shared by the test process and the runner child
- * processes it starts (./testing-runner.ts). Each records its runs in `job_runs`, a table the
+ * processes it starts (./job-runner-child.ts). Each records its runs in `job_runs`, a table the
  * tests create in their own database.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import { z } from "zod";
-import type { Db } from "../db";
-import { paymentAttemptJob } from "../payments/payment-attempt-job";
-import { defineCronJob, defineJob } from "./define-job";
+import type { Db } from "../server/db";
+import { paymentAttemptJob } from "../server/payments/payment-attempt-job";
+import { defineCronJob, defineJob } from "../server/jobs/define-job";
 
 export const JOB_RUNS_TABLE = `
   CREATE TABLE IF NOT EXISTS job_runs (
@@ -108,7 +108,7 @@ export async function spawnRunner(
       "--conditions=react-server",
       "--import",
       "tsx",
-      path.join(import.meta.dirname, "testing-runner.ts"),
+      path.join(import.meta.dirname, "job-runner-child.ts"),
       kind,
     ],
     { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "inherit"] },

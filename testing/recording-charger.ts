@@ -1,7 +1,7 @@
 import { db } from "../server/db";
-import { call, idem } from "../server/testing/api";
-import { aStation, aTenantWithKey } from "../server/testing/builders";
-import { aCharger, waitUntil } from "./testing";
+import { call, idem } from "./api";
+import { aStation, aTenantWithKey } from "./builders";
+import { aConnectedCharger, waitUntil } from "./ocpp";
 
 export type Received = { method: string; params: Record<string, unknown> };
 export type Answer = (params: Record<string, unknown>) => Promise<Record<string, unknown>>;
@@ -39,19 +39,20 @@ export async function aRecordingCharger(options: {
     ...options.answers,
   };
   const connected = async (url: string) => {
-    const charger = aCharger({
-      url,
-      identity: station.name,
-      password: options.password,
-      protocol: options.protocol,
-    });
-    for (const [method, answer] of Object.entries(answers))
-      charger.handle(method, ({ params }) => {
-        const given = (params ?? {}) as Record<string, unknown>;
-        received.push({ method, params: given });
-        return answer(given);
-      });
-    await charger.connect();
+    const charger = await aConnectedCharger(
+      { url },
+      station,
+      options.password,
+      options.protocol,
+      (charger) => {
+        for (const [method, answer] of Object.entries(answers))
+          charger.handle(method, ({ params }) => {
+            const given = (params ?? {}) as Record<string, unknown>;
+            received.push({ method, params: given });
+            return answer(given);
+          });
+      },
+    );
     await waitUntil(
       async () =>
         (await db().station.findUniqueOrThrow({ where: { id: station.id } })).gatewayId !== null,

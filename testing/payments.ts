@@ -1,11 +1,11 @@
-import { db } from "../db";
-import { aBill, aTariff, finalize } from "../bills/testing";
-import { call, idem } from "../testing/api";
-import { aStation, aTenantWithKey } from "../testing/builders";
-import { simulatorProcessor } from "./processors";
-import { createStripeProcessor } from "./processors/stripe";
-import type { StripeFake } from "../testing/stripe-fake";
-import type { PaymentResource } from "./payment-schema";
+import { db } from "../server/db";
+import { aBill, aTariff, finalize } from "./bills";
+import { call, idem } from "./api";
+import { aStation, aTenantWithKey } from "./builders";
+import { simulatorProcessor } from "../server/payments/processors";
+import { createStripeProcessor } from "../server/payments/processors/stripe";
+import type { StripeFake } from "./stripe-fake";
+import type { PaymentResource } from "../server/payments/payment-schema";
 
 /** A project with a station (2 connectors) and a 35 c/kWh tariff; `base` is a bill's body. */
 export async function aPaymentsProject() {

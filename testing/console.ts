@@ -1,8 +1,8 @@
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
-import { userCaller, type UserCaller } from "../access/caller";
-import { db } from "../db";
-import type { ErrorBody } from "../http/errors";
-import { appRouter } from "../trpc/router";
+import { userCaller, type UserCaller } from "../server/access/caller";
+import { db } from "../server/db";
+import type { ErrorBody } from "../server/http/errors";
+import { appRouter } from "../server/trpc/router";
 
 export async function callerOf(userId: number): Promise<UserCaller> {
   const user = await db().user.findUniqueOrThrow({ where: { id: userId } });

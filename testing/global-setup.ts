@@ -3,8 +3,8 @@ import os from "node:os";
 import path from "node:path";
 import pg from "pg";
 import type { TestProject } from "vitest/node";
-import { embeddedUrl, startEmbeddedDatabase } from "../db/embedded";
-import { applyMigrations } from "../db/migrate";
+import { embeddedUrl, startEmbeddedDatabase } from "../server/db/embedded";
+import { applyMigrations } from "../server/db/migrate";
 
 export const TEMPLATE_DB = "cp_template";
 

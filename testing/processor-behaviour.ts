@@ -6,7 +6,7 @@ import {
   type MerchantAccount,
   type PaymentProcessor,
   type ProcessorErrorKind,
-} from "../payments/processors/types";
+} from "../server/payments/processors/types";
 
 /**
  * The behaviour every payment processor shares, run against each (`card` through the real

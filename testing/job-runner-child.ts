@@ -1,11 +1,11 @@
 /**
- * A job runner child process for the kernel's tests (./testing.ts `spawnRunner`): serves the
+ * A job runner child process for the kernel's tests (./jobs.ts `spawnRunner`): serves the
  * definitions of the kind named on its command line against DATABASE_URL, prints its runner id
  * once running, and stops on SIGTERM.
  */
-import { closeDb, db } from "../db";
-import { startJobRunner } from "./runner";
-import { CHILD_DEFINITIONS } from "./testing";
+import { closeDb, db } from "../server/db";
+import { startJobRunner } from "../server/jobs/runner";
+import { CHILD_DEFINITIONS } from "./jobs";
 
 const kind = process.argv[2] as keyof typeof CHILD_DEFINITIONS;
 const runner = await startJobRunner({

@@ -1,8 +1,8 @@
 import { importJWK, SignJWT } from "jose";
-import { db } from "../db";
-import { env } from "../env";
-import { signingKeys } from "../auth/signing-keys";
-import type { PlatformRole, TeamRole } from "../access/roles";
+import { db } from "../server/db";
+import { env } from "../server/env";
+import { signingKeys } from "../server/auth/signing-keys";
+import type { PlatformRole, TeamRole } from "../server/access/roles";
 
 let n = 0;
 

@@ -1,5 +1,5 @@
-import { aBill, aTariff, anAuthorizedPayment, chargingTokenOf } from "../server/bills/testing";
-import { call } from "../server/testing/api";
+import { aBill, aTariff, anAuthorizedPayment, chargingTokenOf } from "./bills";
+import { call } from "./api";
 import { aRecordingCharger, type Answer } from "./recording-charger";
 
 const PASSWORD = "bills-charger-pass-01";

@@ -1,9 +1,9 @@
 import { z } from "zod";
-import { ERROR_STATUS, errorBodySchema } from "../http/errors";
-import type { RouteDef } from "../http/route";
-import { compileRoutes, match, type CompiledRoute } from "../http/router";
-import { allRoutes, handleV1 } from "../http/routes";
-import { routeErrors } from "../openapi/build-document";
+import { ERROR_STATUS, errorBodySchema } from "../server/http/errors";
+import type { RouteDef } from "../server/http/route";
+import { compileRoutes, match, type CompiledRoute } from "../server/http/router";
+import { allRoutes, handleV1 } from "../server/http/routes";
+import { routeErrors } from "../server/openapi/build-document";
 import { closedSchema } from "./strict-schema";
 
 export type ApiResponse = { status: number; body: any; headers: Headers };
