@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { iso } from "./price-result";
+import { iso } from "./iso";
 
 describe("iso", () => {
   it("formats instants exactly as Date#toISOString", () => {
