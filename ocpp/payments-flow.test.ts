@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { aBill, aTariff, finalize, startBill } from "../testing/bills";
 import { db } from "../server/db";
 import { usePaymentProcessors } from "../server/payments/processors";
-import { receiveStripeWebhook } from "../server/payments/stripe-webhook";
+import { receiveStripeWebhook } from "../server/http/stripe-webhook";
 import {
   aConnectedAccount,
   authorize,

@@ -1,6 +1,6 @@
 import crypto from "node:crypto";
 import { expect } from "vitest";
-import { handleLogin } from "../server/auth/interaction";
+import { handleLogin } from "../server/http/oidc-interaction";
 import { CONSOLE_CLIENT_ID, consoleClientSecret } from "../server/auth/oidc-provider";
 import { handleOidc } from "../server/auth/oidc-route";
 import { env } from "../server/env";

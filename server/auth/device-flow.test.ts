@@ -12,7 +12,7 @@ import {
   DEVICE_CODE_GRANT,
   POLLS_PER_MINUTE,
 } from "./device-flow";
-import { handleLogin } from "./interaction";
+import { handleLogin } from "../http/oidc-interaction";
 import { oidcProvider } from "./oidc-provider";
 import { handleOidc } from "./oidc-route";
 

@@ -5,7 +5,7 @@ import { call } from "../../testing/api";
 import { aTenantWithKey } from "../../testing/builders";
 import { signUp } from "./accounts";
 import { consoleSignIn, delivered, followed, Jar, withCookies } from "../../testing/oidc-browser";
-import { handleLogin, handleSignUp } from "./interaction";
+import { handleLogin, handleSignUp } from "../http/oidc-interaction";
 import { handlers } from "./next-auth";
 import { handleOidc } from "./oidc-route";
 

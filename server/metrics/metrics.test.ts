@@ -8,7 +8,7 @@ import { enqueue } from "../jobs/enqueue";
 import { runJobsNow } from "../jobs/run-now";
 import { call } from "../../testing/api";
 import { aStation, aTenantWithKey } from "../../testing/builders";
-import { metricsAnswer } from "./expose";
+import { metricsAnswer } from "../http/metrics-endpoint";
 import { parseMetrics, sumOf } from "../../testing/read-metrics";
 
 const TOKEN = vi.hoisted(() => {

@@ -10,7 +10,7 @@ import { capturePayment } from "./capture-payment";
 import { paymentAttemptJob } from "./payment-attempt-job";
 import { cardProcessor, usePaymentProcessors } from "./processors";
 import { STRIPE_CALL_TIMEOUT_MS } from "./processors/stripe";
-import { receiveStripeWebhook } from "./stripe-webhook";
+import { receiveStripeWebhook } from "../http/stripe-webhook";
 import {
   aConnectedAccount,
   aPaymentsProject,

@@ -4,7 +4,7 @@ import { aBill, startBill } from "../../testing/bills";
 import { startStripeFake, type StripeFake } from "../../testing/stripe-fake";
 import { simulatorProcessor, usePaymentProcessors } from "./processors";
 import { actOnSimulatorCheckout, simulatorCheckoutView } from "./simulator-page";
-import { receiveStripeWebhook } from "./stripe-webhook";
+import { receiveStripeWebhook } from "../http/stripe-webhook";
 import {
   aConnectedAccount,
   aPaymentsProject,

@@ -8,7 +8,7 @@ import { startStripeFake, type FakeEvent, type StripeFake } from "../../../testi
 import { accessTokenFor } from "../../../testing/users";
 import { cardProcessor, usePaymentProcessors } from "../processors";
 import { createStripeProcessor } from "../processors/stripe";
-import { receiveStripeWebhook } from "../stripe-webhook";
+import { receiveStripeWebhook } from "../../http/stripe-webhook";
 import {
   aConnectedAccount,
   aPaymentsProject,

@@ -1,4 +1,4 @@
-import { metrics } from "./registry";
+import { metrics } from "../metrics/registry";
 
 /** The route template each /v1 request matched, noted by the router as it matches. */
 const routes = new WeakMap<Request, string>();

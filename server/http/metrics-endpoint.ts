@@ -1,8 +1,8 @@
 import crypto from "node:crypto";
 import { env } from "../env";
 import { DomainError } from "../errors";
-import { ERROR_STATUS, errorBody } from "../http/errors";
-import { metrics } from "./registry";
+import { ERROR_STATUS, errorBody } from "./errors";
+import { metrics } from "../metrics/registry";
 
 export type MetricsAnswer = { status: number; headers: Record<string, string>; body: string };
 

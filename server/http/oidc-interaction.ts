@@ -1,10 +1,10 @@
 import { db } from "../db";
 import { env } from "../env";
 import { DomainError } from "../errors";
-import { clientAddress } from "../http/client-address";
+import { clientAddress } from "../lib/client-address";
 import { consumeRateLimit } from "../lib/rate-limit";
-import { checkPassword, signUp } from "./accounts";
-import { oidcProvider } from "./oidc-provider";
+import { checkPassword, signUp } from "../auth/accounts";
+import { oidcProvider } from "../auth/oidc-provider";
 
 /** Password attempts per email per minute, and sign-ups per client address per minute. */
 export const LOGIN_ATTEMPTS_PER_MINUTE = 10;

@@ -1,5 +1,5 @@
-import type { Settled } from "../jobs/define-job";
-import { metrics } from "./registry";
+import type { Settled } from "./define-job";
+import { metrics } from "../metrics/registry";
 
 /**
  * Times one job attempt (`run`, already started) into `chargecloud_job_duration_seconds` under

@@ -2,10 +2,10 @@ import { db as defaultDb, type Db } from "../db";
 import { inTransaction } from "../db/retry";
 import { runJobNow } from "../jobs/run-now";
 import { log } from "../log";
-import { accountUpdatedJob, enqueueAccountUpdated } from "./accounts/account-updated-job";
-import { enqueueProcessorEvent, processorEventJob } from "./processor-event-job";
-import { cardProcessor } from "./processors";
-import type { WebhookVerifier } from "./processors/types";
+import { accountUpdatedJob, enqueueAccountUpdated } from "../payments/accounts/account-updated-job";
+import { enqueueProcessorEvent, processorEventJob } from "../payments/processor-event-job";
+import { cardProcessor } from "../payments/processors";
+import type { WebhookVerifier } from "../payments/processors/types";
 
 /** Stripe's events are small; anything bigger is not one. */
 const MAX_BODY_BYTES = 256 * 1024;

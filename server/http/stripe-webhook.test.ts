@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../db";
 import { aBill } from "../../testing/bills";
 import { startStripeFake, type FakeEvent, type StripeFake } from "../../testing/stripe-fake";
-import { usePaymentProcessors } from "./processors";
+import { usePaymentProcessors } from "../payments/processors";
 import { receiveStripeWebhook } from "./stripe-webhook";
 import {
   aConnectedAccount,
