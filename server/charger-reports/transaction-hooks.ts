@@ -35,7 +35,8 @@ let registered: readonly TransactionHooks[] | null = null;
 
 /**
  * Sets every domain's hooks, in the order they run, for this process: `server/domains.ts` does,
- * and every process imports it before it takes a charger message.
+ * and every process imports it before it takes a charger message (a second evaluation of it, as a
+ * bundler may make, sets the same ones again).
  */
 export function registerTransactionHooks(hooks: readonly TransactionHooks[]) {
   registered = hooks;

@@ -6,16 +6,21 @@ import type { OperationKind } from "./kind";
  * operation). A new kind is one file (an `OperationKind`, in the domain it serves) and one line
  * there; creation, dispatch, the sweeps and completion need no change.
  */
-const KINDS = new Map<string, OperationKind>();
+let KINDS = new Map<string, OperationKind>();
 
-/** Adds kinds to the registry. A scope is served by one kind: a second one for it is a bug. */
+/**
+ * Sets the registry to these kinds, every domain's (`server/domains.ts` gives them all at once; a
+ * second evaluation of it, as a bundler may make, sets the same ones again). A scope is served by
+ * one kind: a second one for it is a bug.
+ */
 export function registerOperationKinds(kinds: readonly OperationKind[]) {
+  const byScope = new Map<string, OperationKind>();
   for (const kind of kinds) {
-    const known = KINDS.get(kind.scope);
-    if (known && known !== kind)
+    if (byScope.has(kind.scope))
       throw new Error(`Two operation kinds are registered for scope "${kind.scope}".`);
-    KINDS.set(kind.scope, kind);
+    byScope.set(kind.scope, kind);
   }
+  KINDS = byScope;
 }
 
 /** The registry, refusing to be read before any kind was registered (server/domains.ts). */
