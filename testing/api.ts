@@ -3,7 +3,7 @@ import { ERROR_STATUS, errorBodySchema } from "../server/http/errors";
 import type { RouteDef } from "../server/http/route";
 import { compileRoutes, match, type CompiledRoute } from "../server/http/router";
 import { allRoutes, handleV1 } from "../server/http/routes";
-import { routeErrors } from "../server/openapi/build-document";
+import { routeErrors } from "../server/http/openapi-document";
 import { closedSchema } from "./strict-schema";
 
 export type ApiResponse = { status: number; body: any; headers: Headers };

@@ -9,7 +9,8 @@ import { newId, randomBase62 } from "../lib/ids";
 import { seal } from "../lib/secret-box";
 import { urlProblem } from "./destination";
 import { presentWebhook } from "./present-webhook";
-import { EVENT_TYPES, MAX_ACTIVE_ENDPOINTS, type CreateWebhookInput } from "./webhook-schema";
+import { EVENT_TYPES } from "../events/event-types";
+import { MAX_ACTIVE_ENDPOINTS, type CreateWebhookInput } from "./webhook-schema";
 
 export function urlRules() {
   const e = env();

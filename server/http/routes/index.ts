@@ -1,7 +1,7 @@
 // every domain's operation kinds and charger-transaction hooks, before anything uses them
 import "../../domains";
 import { env } from "../../env";
-import { buildOpenApiDocument } from "../../openapi/build-document";
+import { buildOpenApiDocument } from "../openapi-document";
 import type { RouteDef } from "../route";
 import { createRouter } from "../router";
 import { meteredV1 } from "../metered-v1";

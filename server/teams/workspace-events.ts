@@ -4,8 +4,8 @@ import { DomainError } from "../errors";
 import type { Prisma, WorkspaceEvent } from "../generated/prisma/client";
 import type { Caller } from "../access/caller";
 import { newId } from "../lib/ids";
-import { ownedWorkspace } from "../teams/workspace";
-import { sequencePage } from "./list-events";
+import { ownedWorkspace } from "./workspace";
+import { sequencePage } from "../events/list-events";
 
 /**
  * A team's workspace event log (`GET /v1/events`): what happens to the team itself rather than to

@@ -1,9 +1,9 @@
 import { z } from "zod";
 import type { ErrorCode } from "../errors";
-import { ERROR_STATUS, errorBodySchema } from "../http/errors";
-import { MAX_BODY_BYTES, MAX_JSON_DEPTH } from "../http/body";
-import { IDEMPOTENCY_TTL_HOURS } from "../http/idempotency";
-import type { RouteDef } from "../http/route";
+import { ERROR_STATUS, errorBodySchema } from "./errors";
+import { MAX_BODY_BYTES, MAX_JSON_DEPTH } from "./body";
+import { IDEMPOTENCY_TTL_HOURS } from "./idempotency";
+import type { RouteDef } from "./route";
 import { API_VERSIONS, LATEST_VERSION } from "../versions";
 
 /** Error codes any route can answer with, by the kind of route. */
