@@ -10,11 +10,16 @@ export default defineConfig({
     },
   },
   test: {
-    include: ["server/**/*.test.ts", "ocpp/**/*.test.ts", "scripts/**/*.test.ts"],
+    include: [
+      "server/**/*.test.ts",
+      "ocpp/**/*.test.ts",
+      "scripts/**/*.test.ts",
+      "testing/**/*.test.ts",
+    ],
     // One PostgreSQL for the whole run; every test file gets its own database cloned from a
-    // migrated template (server/testing/setup-database.ts), so files run in parallel.
-    globalSetup: ["server/testing/global-setup.ts"],
-    setupFiles: ["server/testing/setup-database.ts"],
+    // migrated template (testing/setup-database.ts), so files run in parallel.
+    globalSetup: ["testing/global-setup.ts"],
+    setupFiles: ["testing/setup-database.ts", "testing/setup-domains.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: "forks",

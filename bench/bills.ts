@@ -27,13 +27,14 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
 const READINGS = Number(process.env.BENCH_READINGS ?? 60);
 
 const database = await scratchDatabase("bills");
+await import("../server/domains"); // every domain's operation kinds and charger-transaction hooks
 const { db, closeDb } = await import("../server/db");
 const { inTransaction } = await import("../server/db/retry");
 const { lockStation } = await import("../server/db/locks");
 const { createApiKey } = await import("../server/keys/create-api-key");
 const { handleV1 } = await import("../server/http/routes");
 const v1 = inProcessV1(handleV1);
-const { transactionUpdated } = await import("../server/charging/transaction-updated");
+const { transactionUpdated } = await import("../server/charger-reports/transaction-updated");
 const { billTariff, priceBillSession } = await import("../server/bills/price-bill");
 const { transactionSession } = await import("../server/bills/transaction-session");
 

@@ -16,7 +16,7 @@ import {
   sumOf,
   type HistogramFigures,
   type Sample,
-} from "../server/metrics/read-metrics";
+} from "../testing/read-metrics";
 import { round2 } from "./percentiles";
 
 /** A migrated embedded PostgreSQL of its own in a temporary directory, removed by `stop`. */

@@ -10,7 +10,7 @@
 import crypto from "node:crypto";
 import os from "node:os";
 import { loopback, startProduct } from "../e2e/fixtures/product";
-import { aCharger } from "../ocpp/testing";
+import { aCharger } from "../testing/ocpp";
 import { closeDb, db } from "../server/db";
 import { treeCpuMs } from "./process-cpu";
 import {

@@ -3,7 +3,7 @@
  * checkout, finalized and captured, per second, through the real /v1 router in-process (routes,
  * idempotency records, the journal and its jobs on the fast path, PostgreSQL); (2) p50/p99 of
  * authorize and capture with `card` over the real `stripe` SDK against the local Stripe fake
- * (server/testing/stripe-fake.ts), so the figures are our side plus a loopback HTTP round trip,
+ * (testing/stripe-fake.ts), so the figures are our side plus a loopback HTTP round trip,
  * not Stripe's own latency.
  *
  *   npx tsx bench/payments.ts   env BENCH_PAYMENTS (default 200), BENCH_CONCURRENCY (default 8)
@@ -31,7 +31,7 @@ const { handleV1 } = await import("../server/http/routes");
 const v1 = inProcessV1(handleV1);
 const { simulatorProcessor, usePaymentProcessors } = await import("../server/payments/processors");
 const { createStripeProcessor } = await import("../server/payments/processors/stripe");
-const { startStripeFake } = await import("../server/testing/stripe-fake");
+const { startStripeFake } = await import("../testing/stripe-fake");
 
 const fake = await startStripeFake();
 const loadAtStart = os.loadavg();

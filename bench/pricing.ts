@@ -8,7 +8,7 @@
  */
 import os from "node:os";
 import { priceSession } from "../server/pricing/engine";
-import { aTariff } from "../server/pricing/testing";
+import { aTariff } from "../testing/pricing";
 import { complexTariffInput, daySession } from "./day-session";
 import { machine, percentile, writeResult } from "./harness";
 

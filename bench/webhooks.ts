@@ -5,7 +5,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import os from "node:os";
-import { aReceiver } from "../server/webhooks/testing";
+import { aReceiver } from "../testing/webhooks";
 import { cpuMsByProcess } from "./process-cpu";
 
 import { latency, machine, scratchDatabase, writeResult } from "./harness";

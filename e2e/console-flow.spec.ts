@@ -1,6 +1,6 @@
 import { expect, test, type Page } from "@playwright/test";
-import { aCharger } from "../ocpp/testing";
-import { aReceiver } from "../server/webhooks/testing";
+import { aCharger } from "../testing/ocpp";
+import { aReceiver } from "../testing/webhooks";
 import { accessTokenOf, anEmail, base, direct, shot, signUp } from "./fixtures/people";
 import { loopback } from "./fixtures/product";
 

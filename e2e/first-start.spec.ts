@@ -3,7 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
-import { processesNaming } from "../server/testing/processes";
+import { processesNaming } from "../testing/processes";
 import { loopback, startProduct, stopStartedProducts, type Product } from "./fixtures/product";
 
 test.afterEach(stopStartedProducts);

@@ -2,10 +2,10 @@ import fs from "node:fs";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
 import pg from "pg";
-import { waitUntil } from "../ocpp/testing";
+import { waitUntil } from "../testing/ocpp";
 import { embeddedUrl } from "../server/db/embedded";
 import { processInfo } from "../server/lib/processes";
-import { isAlive, processesNaming } from "../server/testing/processes";
+import { isAlive, processesNaming } from "../testing/processes";
 import {
   freePorts,
   loopback,

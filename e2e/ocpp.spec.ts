@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { aCharger } from "../ocpp/testing";
+import { aCharger } from "../testing/ocpp";
 import { loopback } from "./fixtures/product";
 
 // Requests from this process reach the product at loopback (fixtures/product.ts).

@@ -1,5 +1,5 @@
 import { expect, test, type Page } from "@playwright/test";
-import { aCharger, waitUntil } from "../ocpp/testing";
+import { aCharger, waitUntil } from "../testing/ocpp";
 import { anEmail, PASSWORD, shot } from "./fixtures/people";
 import { startProduct, type Product } from "./fixtures/product";
 import { readmeShellBlocks, Terminal, type BlockOutput } from "./fixtures/readme";

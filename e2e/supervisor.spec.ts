@@ -1,7 +1,7 @@
 import { execSync } from "node:child_process";
 import { expect, test } from "@playwright/test";
 import pg from "pg";
-import { aCharger, waitUntil } from "../ocpp/testing";
+import { aCharger, waitUntil } from "../testing/ocpp";
 import { startEmbeddedDatabase } from "../server/db/embedded";
 import { loopback, newDataDir, startProduct, type Product } from "./fixtures/product";
 

@@ -1,6 +1,6 @@
 import { expect, test } from "@playwright/test";
 import Stripe from "stripe";
-import { aReceiver } from "../server/webhooks/testing";
+import { aReceiver } from "../testing/webhooks";
 import { loopback } from "./fixtures/product";
 
 // Requests from this process reach the product at loopback (fixtures/product.ts).

@@ -2,10 +2,11 @@ import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { createInterface } from "node:readline";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
-import { aStation, aStationWithPassword, aTenantWithKey } from "../server/testing/builders";
+import { aStation, aStationWithPassword, aTenantWithKey } from "../testing/builders";
 import { verifyPassword } from "../server/lib/passwords";
 import { DEFAULT_AUTH_LIMITS, chargerAddress } from "./auth-limits";
-import { aCharger, handshake, startTestGateway, waitUntil } from "./testing";
+import { aCharger, handshake, startTestGateway, waitUntil } from "../testing/ocpp";
+import { aLiveGateway } from "../testing/live-gateway";
 
 const PASSWORD = "limits-password-0001";
 
@@ -47,13 +48,7 @@ describe("the address an attempt counts against", () => {
 describe("limits on charger password attempts", () => {
   const verifier = recordingVerifier();
   const limits = { failuresPerName: 3, failuresPerAddress: 5, windowMs: 5_000 };
-  let gw: Awaited<ReturnType<typeof startTestGateway>>;
-  beforeAll(async () => {
-    gw = await startTestGateway({ auth: { limits, verifyPassword: verifier.verify } });
-  });
-  afterAll(async () => {
-    await gw.close();
-  });
+  const gw = aLiveGateway({ auth: { limits, verifyPassword: verifier.verify } });
 
   it("per station name: after 3 failures (from any addresses) even the right password is refused 429 without a check until the window passes; other names are unaffected", async () => {
     const name = await aStationWith(PASSWORD);
@@ -101,17 +96,11 @@ describe("limits on charger password attempts", () => {
 
 describe("unknown names take as long as known ones", () => {
   const verifier = recordingVerifier();
-  let gw: Awaited<ReturnType<typeof startTestGateway>>;
-  beforeAll(async () => {
-    gw = await startTestGateway({
-      auth: {
-        limits: { failuresPerName: 1_000, failuresPerAddress: 1_000 },
-        verifyPassword: verifier.verify,
-      },
-    });
-  });
-  afterAll(async () => {
-    await gw.close();
+  const gw = aLiveGateway({
+    auth: {
+      limits: { failuresPerName: 1_000, failuresPerAddress: 1_000 },
+      verifyPassword: verifier.verify,
+    },
   });
 
   it("every refusal checks a password (a dummy hash for unknown names and stations without one); medians agree within a factor of 2", async () => {

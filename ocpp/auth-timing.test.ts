@@ -1,8 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { db } from "../server/db";
 import { verifyPassword } from "../server/lib/passwords";
-import { aStation, aStationWithPassword, aTenantWithKey } from "../server/testing/builders";
-import { handshake, startTestGateway } from "./testing";
+import { aStation, aStationWithPassword, aTenantWithKey } from "../testing/builders";
+import { handshake } from "../testing/ocpp";
+import { aLiveGateway } from "../testing/live-gateway";
 
 const PASSWORD = "timing-password-0001";
 const ROUNDS = 30;
@@ -15,19 +16,13 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
  */
 describe("refusal time says nothing about a station name", () => {
   let checks = 0;
-  let gw: Awaited<ReturnType<typeof startTestGateway>>;
-  beforeAll(async () => {
-    gw = await startTestGateway({
-      auth: {
-        verifyPassword: (password, hash) => {
-          checks += 1;
-          return verifyPassword(password, hash);
-        },
+  const gw = aLiveGateway({
+    auth: {
+      verifyPassword: (password, hash) => {
+        checks += 1;
+        return verifyPassword(password, hash);
       },
-    });
-  });
-  afterAll(async () => {
-    await gw.close();
+    },
   });
 
   it(`${ROUNDS} wrong passwords each: fresh unknown names, one unknown name again and again, a known name with and without its fast verifier, a station without a password; medians within 1.5× of each other, while the right password stays fast`, async () => {

@@ -1,9 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { db } from "../server/db";
 import { verifyPassword } from "../server/lib/passwords";
-import { call, idem } from "../server/testing/api";
-import { aStationWithPassword, aTenantWithKey } from "../server/testing/builders";
-import { aCharger, startTestGateway, waitUntil } from "./testing";
+import { call, idem } from "../testing/api";
+import { aStationWithPassword, aTenantWithKey } from "../testing/builders";
+import { aCharger, waitUntil } from "../testing/ocpp";
+import { aLiveGateway } from "../testing/live-gateway";
 
 const PASSWORD = "verifier-password-01";
 
@@ -58,18 +59,10 @@ async function connectOnce(url: string, identity: string, password: string) {
 describe("the keyed reconnect verifier", () => {
   const scrypt = watchedScrypt();
   const scrypt2 = watchedScrypt();
-  let gw: Awaited<ReturnType<typeof startTestGateway>>;
-  let gw2: Awaited<ReturnType<typeof startTestGateway>>;
-  beforeAll(async () => {
-    gw = await startTestGateway({
-      auth: { verifyPassword: scrypt.verify, limits: { failuresPerName: 3 } },
-    });
-    gw2 = await startTestGateway({ auth: { verifyPassword: scrypt2.verify } });
+  const gw = aLiveGateway({
+    auth: { verifyPassword: scrypt.verify, limits: { failuresPerName: 3 } },
   });
-  afterAll(async () => {
-    await gw.close();
-    await gw2.close();
-  });
+  const gw2 = aLiveGateway({ auth: { verifyPassword: scrypt2.verify } });
 
   it("lets a reconnecting charger in without scrypt: set through the API, or left by its first full check, and kept in the database across gateways", async () => {
     const station = await aVerifiedStation();
@@ -132,15 +125,9 @@ describe("the keyed reconnect verifier", () => {
 });
 
 describe("the reconnect throttle", () => {
-  let gw: Awaited<ReturnType<typeof startTestGateway>>;
-  beforeAll(async () => {
-    // Two handshakes at once, two waiting, for at most 100 ms: far fewer than arrive.
-    gw = await startTestGateway({
-      auth: { gate: { concurrency: 2, maxWaiting: 2, maxWaitMs: 100 } },
-    });
-  });
-  afterAll(async () => {
-    await gw.close();
+  // Two handshakes at once, two waiting, for at most 100 ms: far fewer than arrive.
+  const gw = aLiveGateway({
+    auth: { gate: { concurrency: 2, maxWaiting: 2, maxWaitMs: 100 } },
   });
 
   it("answers 503 at once past its capacity, and admits every charger that keeps retrying", async () => {

@@ -1,29 +1,25 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { db } from "../server/db";
-import { call, idem } from "../server/testing/api";
-import { aStationWithPassword, aTenantWithKey } from "../server/testing/builders";
-import { aCharger, startTestGateway, waitUntil } from "./testing";
+import { call, idem } from "../testing/api";
+import { aStationWithPassword, aTenantWithKey } from "../testing/builders";
+import { aConnectedCharger, waitUntil } from "../testing/ocpp";
+import { aLiveGateway } from "../testing/live-gateway";
 
-let gw: Awaited<ReturnType<typeof startTestGateway>>;
-beforeAll(async () => {
-  gw = await startTestGateway();
-});
-afterAll(async () => {
-  await gw.close();
-});
+const gw = aLiveGateway();
 
 describe("Authorize and the tenant's authorization mode", () => {
   it("accept_all accepts any token; known_tokens only tokens the service issued", async () => {
     const t = await aTenantWithKey();
     const station = await aStationWithPassword(t, "authorize-password-1");
-    const charger = aCharger({
-      url: gw.url,
-      identity: station.name,
-      password: "authorize-password-1",
-      protocol: "ocpp1.6",
-    });
-    charger.handle("RemoteStartTransaction", () => Promise.resolve({ status: "Accepted" }));
-    await charger.connect();
+    const charger = await aConnectedCharger(
+      gw,
+      station,
+      "authorize-password-1",
+      "ocpp1.6",
+      (charger) => {
+        charger.handle("RemoteStartTransaction", () => Promise.resolve({ status: "Accepted" }));
+      },
+    );
     try {
       await expect(charger.call("Authorize", { idTag: "ANY-TAG" })).resolves.toEqual({
         idTagInfo: { status: "Accepted" },

@@ -1,16 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { db } from "../server/db";
-import { aStationWithPassword, aTenantWithKey } from "../server/testing/builders";
+import { aStationWithPassword, aTenantWithKey } from "../testing/builders";
 import { PROTOCOLS, type Protocol } from "./protocol/validators";
-import { aCharger, aRawCharger, startTestGateway } from "./testing";
+import { aCharger, aRawCharger } from "../testing/ocpp";
+import { aLiveGateway } from "../testing/live-gateway";
 
-let gw: Awaited<ReturnType<typeof startTestGateway>>;
-beforeAll(async () => {
-  gw = await startTestGateway();
-});
-afterAll(async () => {
-  await gw.close();
-});
+const gw = aLiveGateway();
 
 const PASSWORD = "bad-input-password-01";
 

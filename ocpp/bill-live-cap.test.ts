@@ -1,25 +1,20 @@
 import Stripe from "stripe";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { capSweepJob, sweepLiveCaps } from "../server/bills/cap-sweep";
-import { startBill } from "../server/bills/testing";
+import { startBill } from "../testing/bills";
 import { db } from "../server/db";
 import { runJobsNow } from "../server/jobs/run-now";
-import { call } from "../server/testing/api";
+import { call } from "../testing/api";
 import { deliveryJob } from "../server/webhooks/deliver-webhook";
-import { aReceiver } from "../server/webhooks/testing";
-import { aChargerWithBill, at, reading } from "./bill-chargers";
-import { startTestGateway, waitUntil } from "./testing";
+import { aReceiver } from "../testing/webhooks";
+import { aChargerWithBill, at, reading } from "../testing/bill-chargers";
+import { startTestGateway, waitUntil } from "../testing/ocpp";
+import { aLiveGateway } from "../testing/live-gateway";
 
 // Test mode: webhook deliveries may go to loopback (documented non-production setting).
 process.env.WEBHOOK_ALLOW_PRIVATE_DESTINATIONS = "true";
 
-let gw: Awaited<ReturnType<typeof startTestGateway>>;
-beforeAll(async () => {
-  gw = await startTestGateway();
-});
-afterAll(async () => {
-  await gw.close();
-});
+const gw = aLiveGateway();
 
 /** $1/kWh: the running cost in cents is the energy in Wh / 10. */
 const DOLLAR_A_KWH = { rate_minor_per_kwh: 100 };

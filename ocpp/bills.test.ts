@@ -1,18 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { finalize, startBill } from "../server/bills/testing";
+import { describe, expect, it } from "vitest";
+import { finalize, startBill } from "../testing/bills";
 import { db } from "../server/db";
-import { call } from "../server/testing/api";
-import { aStation } from "../server/testing/builders";
-import { aChargerWithBill, at, reading } from "./bill-chargers";
-import { startTestGateway, waitUntil } from "./testing";
+import { call } from "../testing/api";
+import { aStation } from "../testing/builders";
+import { aChargerWithBill, at, reading } from "../testing/bill-chargers";
+import { waitUntil } from "../testing/ocpp";
+import { aLiveGateway } from "../testing/live-gateway";
 
-let gw: Awaited<ReturnType<typeof startTestGateway>>;
-beforeAll(async () => {
-  gw = await startTestGateway();
-});
-afterAll(async () => {
-  await gw.close();
-});
+const gw = aLiveGateway();
 
 describe("a csms bill on an OCPP 1.6 charger", () => {
   it("hands the charger its token, matches the StartTransaction carrying it, ends with the stop and finalizes on its transaction", async () => {

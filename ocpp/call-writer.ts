@@ -1,6 +1,10 @@
 import type { Db } from "../server/db";
 import { inTransaction } from "../server/db/retry";
-import { recordCallBatch, type CallMessage, type CallOutcome } from "../server/charging/call-batch";
+import {
+  recordCallBatch,
+  type CallMessage,
+  type CallOutcome,
+} from "../server/charger-reports/call-batch";
 import { log } from "../server/log";
 
 export type CallWriterOptions = {

@@ -1,15 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { db } from "../server/db";
-import { aStationWithPassword, aTenantWithKey } from "../server/testing/builders";
-import { aCharger, startTestGateway, waitUntil } from "./testing";
+import { aStationWithPassword, aTenantWithKey } from "../testing/builders";
+import { aConnectedCharger, waitUntil } from "../testing/ocpp";
+import { aLiveGateway } from "../testing/live-gateway";
 
-let gw: Awaited<ReturnType<typeof startTestGateway>>;
-beforeAll(async () => {
-  gw = await startTestGateway({ callTimeoutMs: 1500 });
-});
-afterAll(async () => {
-  await gw.close();
-});
+const gw = aLiveGateway({ callTimeoutMs: 1500 });
 
 const PASSWORD = "correct-horse-battery-9";
 
@@ -21,17 +16,12 @@ describe("charger message records", () => {
   it("keep one record per station and message id under concurrent retries, and replay the first answer", async () => {
     const t = await aTenantWithKey();
     const station = await aStationWithPassword(t, PASSWORD);
-    const charger = aCharger({
-      url: gw.url,
-      identity: station.name,
-      password: PASSWORD,
-      protocol: "ocpp1.6",
-    });
     const answers: string[] = [];
-    charger.on("message", ({ message, outbound }: { message: string; outbound: boolean }) => {
-      if (!outbound) answers.push(String(message));
+    const charger = await aConnectedCharger(gw, station, PASSWORD, "ocpp1.6", (charger) => {
+      charger.on("message", ({ message, outbound }: { message: string; outbound: boolean }) => {
+        if (!outbound) answers.push(String(message));
+      });
     });
-    await charger.connect();
     try {
       const timestamp = new Date().toISOString();
       const start = JSON.stringify([

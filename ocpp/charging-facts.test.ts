@@ -1,44 +1,38 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { beforeEach, describe, expect, it, vi } from "vitest";
 import { db } from "../server/db";
-import { aStationWithPassword, aTenantWithKey } from "../server/testing/builders";
-import type * as Ended from "../server/charging/transaction-ended";
-import type * as Started from "../server/charging/transaction-started";
-import type * as Updated from "../server/charging/transaction-updated";
-import { transactionEnded } from "../server/charging/transaction-ended";
-import { transactionStarted } from "../server/charging/transaction-started";
-import { transactionUpdated } from "../server/charging/transaction-updated";
-import { aCharger, startTestGateway, waitUntil } from "./testing";
+import { aStationWithPassword, aTenantWithKey } from "../testing/builders";
+import type * as Ended from "../server/charger-reports/transaction-ended";
+import type * as Started from "../server/charger-reports/transaction-started";
+import type * as Updated from "../server/charger-reports/transaction-updated";
+import { transactionEnded } from "../server/charger-reports/transaction-ended";
+import { transactionStarted } from "../server/charger-reports/transaction-started";
+import { transactionUpdated } from "../server/charger-reports/transaction-updated";
+import { aConnectedCharger, waitUntil } from "../testing/ocpp";
+import { aLiveGateway } from "../testing/live-gateway";
 
 // The real services, watched: every call still runs them (one spy per fact).
-vi.mock("../server/charging/transaction-started", async (original) => {
+vi.mock("../server/charger-reports/transaction-started", async (original) => {
   const real = await original<typeof Started>();
   return { ...real, transactionStarted: vi.fn(real.transactionStarted) };
 });
-vi.mock("../server/charging/transaction-updated", async (original) => {
+vi.mock("../server/charger-reports/transaction-updated", async (original) => {
   const real = await original<typeof Updated>();
   return { ...real, transactionUpdated: vi.fn(real.transactionUpdated) };
 });
-vi.mock("../server/charging/transaction-ended", async (original) => {
+vi.mock("../server/charger-reports/transaction-ended", async (original) => {
   const real = await original<typeof Ended>();
   return { ...real, transactionEnded: vi.fn(real.transactionEnded) };
 });
 
-let gw: Awaited<ReturnType<typeof startTestGateway>>;
-beforeAll(async () => {
-  gw = await startTestGateway();
-});
-afterAll(async () => {
-  await gw.close();
-});
+const gw = aLiveGateway();
 beforeEach(() => vi.clearAllMocks());
 
 const PASSWORD = "one-fact-one-function";
 
-async function aConnectedCharger(protocol: "ocpp1.6" | "ocpp2.0.1") {
+async function aWatchedCharger(protocol: "ocpp1.6" | "ocpp2.0.1") {
   const t = await aTenantWithKey();
   const station = await aStationWithPassword(t, PASSWORD);
-  const charger = aCharger({ url: gw.url, identity: station.name, password: PASSWORD, protocol });
-  await charger.connect();
+  const charger = await aConnectedCharger(gw, station, PASSWORD, protocol);
   await waitUntil(
     async () => (await db().station.findUnique({ where: { id: station.id } }))!.gatewayId !== null,
   );
@@ -61,7 +55,7 @@ const calls = (fn: unknown, stationId: number) =>
 
 describe("one function per charging fact, for 1.6 and 2.x alike", () => {
   it("a 1.6 StartTransaction, MeterValues and StopTransaction reach transactionStarted, transactionUpdated and transactionEnded", async () => {
-    const c = await aConnectedCharger("ocpp1.6");
+    const c = await aWatchedCharger("ocpp1.6");
     try {
       const started = (await c.charger.call("StartTransaction", {
         connectorId: 1,
@@ -98,7 +92,7 @@ describe("one function per charging fact, for 1.6 and 2.x alike", () => {
   });
 
   it("2.x TransactionEvents (Started, Updated, Ended) and MeterValues reach the same three functions", async () => {
-    const c = await aConnectedCharger("ocpp2.0.1");
+    const c = await aWatchedCharger("ocpp2.0.1");
     const event = (eventType: string, seqNo: number, s: number, extra: object = {}) =>
       c.charger.call("TransactionEvent", {
         eventType,
@@ -140,7 +134,7 @@ describe("one function per charging fact, for 1.6 and 2.x alike", () => {
   });
 
   it("a 2.x transaction first seen in its Ended event is started, then ended, through the same functions", async () => {
-    const c = await aConnectedCharger("ocpp2.0.1");
+    const c = await aWatchedCharger("ocpp2.0.1");
     try {
       await c.charger.call("TransactionEvent", {
         eventType: "Ended",

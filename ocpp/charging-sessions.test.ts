@@ -1,18 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { db } from "../server/db";
-import { sessionVerb, statusMoves } from "../server/sessions/testing";
-import { call } from "../server/testing/api";
-import { at, reading } from "./bill-chargers";
-import { aChargerWithSession } from "./session-chargers";
-import { startTestGateway, waitUntil } from "./testing";
+import { sessionVerb, statusMoves } from "../testing/sessions";
+import { call } from "../testing/api";
+import { at, reading } from "../testing/bill-chargers";
+import { aChargerWithSession } from "../testing/session-chargers";
+import { waitUntil } from "../testing/ocpp";
+import { aLiveGateway } from "../testing/live-gateway";
 
-let gw: Awaited<ReturnType<typeof startTestGateway>>;
-beforeAll(async () => {
-  gw = await startTestGateway();
-});
-afterAll(async () => {
-  await gw.close();
-});
+const gw = aLiveGateway();
 
 const funded = { funding_confirmed: true };
 

@@ -6,9 +6,10 @@ import { db } from "../server/db";
 import { newId } from "../server/lib/ids";
 import { completeOperation } from "../server/operations/complete-operation";
 import { createCommand } from "../server/operations/create-command";
-import { call, idem } from "../server/testing/api";
-import { aStation, aStationWithPassword, aTenantWithKey } from "../server/testing/builders";
-import { aCharger, startTestGateway, waitUntil } from "./testing";
+import { call, idem } from "../testing/api";
+import { aStation, aStationWithPassword, aTenantWithKey } from "../testing/builders";
+import { aConnectedCharger, waitUntil } from "../testing/ocpp";
+import { aLiveGateway } from "../testing/live-gateway";
 
 /**
  * Every statement a pg client sends, as the request that caused it sees it: each /v1 call below
@@ -27,13 +28,7 @@ afterAll(() => {
   Reflect.set(pg.Client.prototype, "query", query);
 });
 
-let gw: Awaited<ReturnType<typeof startTestGateway>>;
-beforeAll(async () => {
-  gw = await startTestGateway({ callTimeoutMs: 3000 });
-});
-afterAll(async () => {
-  await gw.close();
-});
+const gw = aLiveGateway({ callTimeoutMs: 3000 });
 
 const PASSWORD = "statements-password-01";
 
@@ -41,14 +36,9 @@ describe("a command's database round trips", () => {
   it("are the key's one statement, a transaction of four, and one operation read per wake-up", async () => {
     const t = await aTenantWithKey();
     const station = await aStationWithPassword(t, PASSWORD);
-    const charger = aCharger({
-      url: gw.url,
-      identity: station.name,
-      password: PASSWORD,
-      protocol: "ocpp1.6",
+    const charger = await aConnectedCharger(gw, station, PASSWORD, "ocpp1.6", (charger) => {
+      charger.handle("Reset", () => Promise.resolve({ status: "Accepted" }));
     });
-    charger.handle("Reset", () => Promise.resolve({ status: "Accepted" }));
-    await charger.connect();
     await waitUntil(
       async () =>
         (await call("GET", `/v1/tenants/${t.tenantId}/stations/${station.id}`, { key: t.key })).body

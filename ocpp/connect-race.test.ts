@@ -1,16 +1,11 @@
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { db } from "../server/db";
-import { aStationWithPassword, aTenantWithKey } from "../server/testing/builders";
-import { aCharger, startTestGateway, waitUntil } from "./testing";
+import { aStationWithPassword, aTenantWithKey } from "../testing/builders";
+import { aConnectedCharger, waitUntil } from "../testing/ocpp";
+import { aLiveGateway } from "../testing/live-gateway";
 
-let gw: Awaited<ReturnType<typeof startTestGateway>>;
-beforeAll(async () => {
-  gw = await startTestGateway();
-});
-afterAll(async () => {
-  await gw.close();
-});
+const gw = aLiveGateway();
 
 describe("a socket that closes while its connection is still being recorded", () => {
   it("is recorded offline and never held by the gateway", async () => {
@@ -22,13 +17,7 @@ describe("a socket that closes while its connection is still being recorded", ()
     await blocker.connect();
     await blocker.query("BEGIN");
     await blocker.query("SELECT id FROM stations WHERE id = $1 FOR UPDATE", [station.id]);
-    const charger = aCharger({
-      url: gw.url,
-      identity: station.name,
-      password,
-      protocol: "ocpp1.6",
-    });
-    await charger.connect();
+    const charger = await aConnectedCharger(gw, station, password, "ocpp1.6");
     await waitUntil(async () => {
       const { rows } = await blocker.query<{ n: number }>(
         `SELECT count(*)::int AS n FROM pg_stat_activity

@@ -1,9 +1,10 @@
 import { once } from "node:events";
 import type { RPCClient } from "ocpp-rpc";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { db, type Db } from "../server/db";
-import { aStationWithPassword, aTenantWithKey } from "../server/testing/builders";
-import { aCharger, startTestGateway, waitUntil } from "./testing";
+import { aStationWithPassword, aTenantWithKey } from "../testing/builders";
+import { aConnectedCharger, aCharger, waitUntil } from "../testing/ocpp";
+import { aLiveGateway } from "../testing/live-gateway";
 
 const PASSWORD = "generations-pass-01";
 const OPEN = 1; // ocpp-rpc's RPCClient state
@@ -30,16 +31,11 @@ function holdingClient() {
 }
 
 const held = holdingClient();
-let gw: Awaited<ReturnType<typeof startTestGateway>>;
-let other: Awaited<ReturnType<typeof startTestGateway>>;
-beforeAll(async () => {
-  gw = await startTestGateway({ db: held.client });
-  other = await startTestGateway();
-});
-afterAll(async () => {
+const gw = aLiveGateway({ db: held.client });
+const other = aLiveGateway();
+// after hooks run last-registered first: the held statements are let go before the gateways close
+afterAll(() => {
   held.hold.release();
-  await gw.close();
-  await other.close();
 });
 
 const CONNECTION_EVENTS = [
@@ -118,26 +114,14 @@ describe("connection generations", () => {
   it("a connection replaced on another gateway records nothing more and is closed", async () => {
     const t = await aTenantWithKey();
     const station = await aStationWithPassword(t, PASSWORD);
-    const first = aCharger({
-      url: gw.url,
-      identity: station.name,
-      password: PASSWORD,
-      protocol: "ocpp1.6",
-    });
-    await first.connect();
+    const first = await aConnectedCharger(gw, station, PASSWORD, "ocpp1.6");
     await first.call("BootNotification", { chargePointVendor: "Gen", chargePointModel: "Old" });
     const row = () => db().station.findUniqueOrThrow({ where: { id: station.id } });
     await waitUntil(async () => (await row()).gatewayId === gw.gateway.id);
     const firstClosed = closedBy(first);
 
     // The charger reappears on another gateway; the first gateway has not seen its socket close.
-    const second = aCharger({
-      url: other.url,
-      identity: station.name,
-      password: PASSWORD,
-      protocol: "ocpp2.0.1",
-    });
-    await second.connect();
+    const second = await aConnectedCharger(other, station, PASSWORD, "ocpp2.0.1");
     await waitUntil(async () => (await row()).gatewayId === other.gateway.id);
 
     // The replaced socket's report is refused, recorded nowhere, and its socket closed.

@@ -3,7 +3,7 @@ import { registerGateway } from "../server/charging/gateways";
 import { db, type Db } from "../server/db";
 import { newId } from "../server/lib/ids";
 import { registerStation } from "../server/stations/register-station";
-import { aLocation, aTenantWithKey, uniqueStationName } from "../server/testing/builders";
+import { aLocation, aTenantWithKey, uniqueStationName } from "../testing/builders";
 import { createConnectionRecorder } from "./connection-recorder";
 
 async function tenantWithStations(count: number) {

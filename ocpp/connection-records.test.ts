@@ -1,17 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { db } from "../server/db";
 import { hashPassword } from "../server/lib/passwords";
 import { registerStation } from "../server/stations/register-station";
-import { aLocation, aTenantWithKey, uniqueStationName } from "../server/testing/builders";
-import { aCharger, startTestGateway, waitUntil } from "./testing";
+import { aLocation, aTenantWithKey, uniqueStationName } from "../testing/builders";
+import { aCharger, startTestGateway, waitUntil } from "../testing/ocpp";
+import { aLiveGateway } from "../testing/live-gateway";
 
-let gw: Awaited<ReturnType<typeof startTestGateway>>;
-beforeAll(async () => {
-  gw = await startTestGateway();
-});
-afterAll(async () => {
-  await gw.close();
-});
+const gw = aLiveGateway();
 
 const PASSWORD = "records-password-1";
 

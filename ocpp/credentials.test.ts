@@ -1,16 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { db } from "../server/db";
-import { call, idem } from "../server/testing/api";
-import { aStation, aTenantWithKey, anotherKey } from "../server/testing/builders";
-import { aCharger, startTestGateway, waitUntil } from "./testing";
+import { call, idem } from "../testing/api";
+import { aStation, aTenantWithKey, anotherKey } from "../testing/builders";
+import { aConnectedCharger, aCharger, waitUntil } from "../testing/ocpp";
+import { aLiveGateway } from "../testing/live-gateway";
 
-let gw: Awaited<ReturnType<typeof startTestGateway>>;
-beforeAll(async () => {
-  gw = await startTestGateway();
-});
-afterAll(async () => {
-  await gw.close();
-});
+const gw = aLiveGateway();
 
 async function setup(protocol: "ocpp1.6" | "ocpp2.0.1") {
   const t = await aTenantWithKey();
@@ -88,13 +83,7 @@ describe("station credentials", () => {
         protocol: "ocpp2.0.1",
       }).connect(),
     ).rejects.toThrow();
-    const again = aCharger({
-      url: gw.url,
-      identity: s.station.name,
-      password: "second-password-002",
-      protocol: "ocpp2.0.1",
-    });
-    await again.connect();
+    const again = await aConnectedCharger(gw, s.station, "second-password-002", "ocpp2.0.1");
     await again.close({ force: true });
     const events = await db().event.findMany({
       where: { tenantId: s.tenantId, type: "station.credentials_changed" },

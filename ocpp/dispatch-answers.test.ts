@@ -1,15 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, idem } from "../server/testing/api";
-import { aStationWithPassword, aTenantWithKey } from "../server/testing/builders";
-import { aRawCharger, startTestGateway, waitUntil } from "./testing";
+import { describe, expect, it } from "vitest";
+import { call, idem } from "../testing/api";
+import { aStationWithPassword, aTenantWithKey } from "../testing/builders";
+import { aRawCharger, waitUntil } from "../testing/ocpp";
+import { aLiveGateway } from "../testing/live-gateway";
 
-let gw: Awaited<ReturnType<typeof startTestGateway>>;
-beforeAll(async () => {
-  gw = await startTestGateway({ callTimeoutMs: 3000 });
-});
-afterAll(async () => {
-  await gw.close();
-});
+const gw = aLiveGateway({ callTimeoutMs: 3000 });
 
 const PASSWORD = "answers-by-hand-01";
 

@@ -1,17 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { db } from "../server/db";
 import { newId } from "../server/lib/ids";
-import { call, idem } from "../server/testing/api";
-import { aStationWithPassword, aTenantWithKey } from "../server/testing/builders";
-import { aCharger, startTestGateway, waitUntil } from "./testing";
+import { call, idem } from "../testing/api";
+import { aStationWithPassword, aTenantWithKey } from "../testing/builders";
+import { aConnectedCharger, waitUntil } from "../testing/ocpp";
+import { aLiveGateway } from "../testing/live-gateway";
 
-let gw: Awaited<ReturnType<typeof startTestGateway>>;
-beforeAll(async () => {
-  gw = await startTestGateway({ callTimeoutMs: 1500 });
-});
-afterAll(async () => {
-  await gw.close();
-});
+const gw = aLiveGateway({ callTimeoutMs: 1500 });
 
 const PASSWORD = "closes-on-command-1";
 
@@ -31,19 +26,14 @@ describe("a charger that closes its socket on a command", () => {
     const s = await aRegisteredStation();
     const ROUNDS = 20;
     for (let round = 1; round <= ROUNDS; round++) {
-      const charger = aCharger({
-        url: gw.url,
-        identity: s.station.name,
-        password: PASSWORD,
-        protocol: "ocpp1.6",
-      });
       let received = 0;
-      charger.handle("Reset", () => {
-        received++;
-        void charger.close({ force: true }); // no answer: the socket just goes
-        return new Promise<Record<string, unknown>>(() => {});
+      await aConnectedCharger(gw, s.station, PASSWORD, "ocpp1.6", (charger) => {
+        charger.handle("Reset", () => {
+          received++;
+          void charger.close({ force: true }); // no answer: the socket just goes
+          return new Promise<Record<string, unknown>>(() => {});
+        });
       });
-      await charger.connect();
       await waitUntil(async () => (await s.read()).online === true);
       const closedAfter = new Date();
 

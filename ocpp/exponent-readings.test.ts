@@ -1,29 +1,24 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { db } from "../server/db";
-import { call } from "../server/testing/api";
-import { aStationWithPassword, aTenantWithKey } from "../server/testing/builders";
-import { aCharger, startTestGateway } from "./testing";
+import { call } from "../testing/api";
+import { aStationWithPassword, aTenantWithKey } from "../testing/builders";
+import { aConnectedCharger } from "../testing/ocpp";
+import { aLiveGateway } from "../testing/live-gateway";
 
-let gw: Awaited<ReturnType<typeof startTestGateway>>;
-beforeAll(async () => {
-  gw = await startTestGateway();
-});
-afterAll(async () => {
-  await gw.close();
-});
+const gw = aLiveGateway();
 
 const PASSWORD = "exponent-pass-0001";
 
-async function aConnectedCharger(protocol: "ocpp1.6" | "ocpp2.0.1") {
+async function aChargerRecordingFrames(protocol: "ocpp1.6" | "ocpp2.0.1") {
   const t = await aTenantWithKey();
   const station = await aStationWithPassword(t, PASSWORD);
-  const charger = aCharger({ url: gw.url, identity: station.name, password: PASSWORD, protocol });
   // every frame the charger sends, as text: the exponent forms must really be on the wire
   const sent: string[] = [];
-  charger.on("message", ({ message, outbound }: { message: string; outbound: boolean }) => {
-    if (outbound) sent.push(String(message));
+  const charger = await aConnectedCharger(gw, station, PASSWORD, protocol, (charger) => {
+    charger.on("message", ({ message, outbound }: { message: string; outbound: boolean }) => {
+      if (outbound) sent.push(String(message));
+    });
   });
-  await charger.connect();
   return { t, station, charger, sent };
 }
 
@@ -52,7 +47,7 @@ const at = (s: number) => new Date(Date.now() - 60_000 + s * 1000).toISOString()
  */
 describe("meter readings in exponent notation, from strict chargers", () => {
   it("1.6: decimal strings with exponents", async () => {
-    const { t, charger } = await aConnectedCharger("ocpp1.6");
+    const { t, charger } = await aChargerRecordingFrames("ocpp1.6");
     try {
       const started = (await charger.call("StartTransaction", {
         connectorId: 1,
@@ -108,7 +103,7 @@ describe("meter readings in exponent notation, from strict chargers", () => {
   });
 
   it("2.0.1: JSON numbers written in exponent form", async () => {
-    const { t, station, charger, sent } = await aConnectedCharger("ocpp2.0.1");
+    const { t, station, charger, sent } = await aChargerRecordingFrames("ocpp2.0.1");
     try {
       const reference = `exp-${station.id}`;
       const meterValue = (s: number, context: string) => [

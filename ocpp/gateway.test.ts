@@ -1,16 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { db } from "../server/db";
-import { call, idem } from "../server/testing/api";
-import { aStationWithPassword, aTenantWithKey } from "../server/testing/builders";
-import { aCharger, startTestGateway, waitUntil } from "./testing";
+import { call, idem } from "../testing/api";
+import { aStationWithPassword, aTenantWithKey } from "../testing/builders";
+import { aConnectedCharger, aCharger, waitUntil } from "../testing/ocpp";
+import { aLiveGateway } from "../testing/live-gateway";
 
-let gw: Awaited<ReturnType<typeof startTestGateway>>;
-beforeAll(async () => {
-  gw = await startTestGateway({ callTimeoutMs: 1500 });
-});
-afterAll(async () => {
-  await gw.close();
-});
+const gw = aLiveGateway({ callTimeoutMs: 1500 });
 
 const PASSWORD = "correct-horse-battery-9";
 
@@ -40,13 +35,7 @@ describe.each(["ocpp1.6", "ocpp2.0.1", "ocpp2.1"] as const)("a %s charger", (pro
 
   it("connects, boots, reports status and a fault, runs a transaction with meter values; every record, read and event follows", async () => {
     const s = await aRegisteredStation();
-    const charger = aCharger({
-      url: gw.url,
-      identity: s.station.name,
-      password: PASSWORD,
-      protocol,
-    });
-    await charger.connect();
+    const charger = await aConnectedCharger(gw, s.station, PASSWORD, protocol);
     try {
       await waitUntil(async () => (await s.read()).online === true);
       expect(await s.read()).toMatchObject({ online: true, protocol });
@@ -287,20 +276,15 @@ describe.each(["ocpp1.6", "ocpp2.0.1", "ocpp2.1"] as const)("a %s charger", (pro
       result: { error: { code: "station_offline" } },
     });
 
-    const charger = aCharger({
-      url: gw.url,
-      identity: s.station.name,
-      password: PASSWORD,
-      protocol,
-    });
     const received: { method: string; params: any }[] = [];
-    charger.handle(({ method = "", params }: { method?: string; params?: any }) => {
-      received.push({ method, params });
-      if (method === "Reset") return Promise.resolve({ status: "Rejected" });
-      if (method === "UnlockConnector") return new Promise<Record<string, unknown>>(() => {}); // never answers
-      return Promise.resolve({ status: "Accepted" });
+    const charger = await aConnectedCharger(gw, s.station, PASSWORD, protocol, (charger) => {
+      charger.handle(({ method = "", params }: { method?: string; params?: any }) => {
+        received.push({ method, params });
+        if (method === "Reset") return Promise.resolve({ status: "Rejected" });
+        if (method === "UnlockConnector") return new Promise<Record<string, unknown>>(() => {}); // never answers
+        return Promise.resolve({ status: "Accepted" });
+      });
     });
-    await charger.connect();
     try {
       await waitUntil(async () => (await s.read()).online === true);
       const connector = s.station.connectors[1]!;
@@ -444,13 +428,7 @@ describe("refusals", () => {
     expect((await s.read()).online).toBe(false);
     expect(await s.events("station.connected")).toEqual([]);
 
-    const good = aCharger({
-      url: gw.url,
-      identity: s.station.name,
-      password: PASSWORD,
-      protocol: "ocpp1.6",
-    });
-    await good.connect();
+    const good = await aConnectedCharger(gw, s.station, PASSWORD, "ocpp1.6");
     try {
       // malformed frames and schema violations get OCPP errors; the connection stays up
       good.sendRaw("this is not json");
@@ -466,17 +444,12 @@ describe("refusals", () => {
 
   it("a retried charger message is applied once", async () => {
     const s = await aRegisteredStation();
-    const charger = aCharger({
-      url: gw.url,
-      identity: s.station.name,
-      password: PASSWORD,
-      protocol: "ocpp1.6",
-    });
     const answers: string[] = [];
-    charger.on("message", ({ message, outbound }: { message: string; outbound: boolean }) => {
-      if (!outbound) answers.push(String(message));
+    const charger = await aConnectedCharger(gw, s.station, PASSWORD, "ocpp1.6", (charger) => {
+      charger.on("message", ({ message, outbound }: { message: string; outbound: boolean }) => {
+        if (!outbound) answers.push(String(message));
+      });
     });
-    await charger.connect();
     try {
       // A retry after a lost answer carries the same message id; a second report of the same start
       // under a new id is the same transaction too.
@@ -507,39 +480,21 @@ describe("refusals", () => {
 
   it("closes a connection that sends an oversize frame; nothing stored; the gateway keeps serving", async () => {
     const s = await aRegisteredStation();
-    const charger = aCharger({
-      url: gw.url,
-      identity: s.station.name,
-      password: PASSWORD,
-      protocol: "ocpp1.6",
-    });
-    await charger.connect();
+    const charger = await aConnectedCharger(gw, s.station, PASSWORD, "ocpp1.6");
     const closed = new Promise((resolve) => charger.once("close", resolve));
     charger.sendRaw(
       JSON.stringify([2, "big", "DataTransfer", { vendorId: "x", data: "y".repeat(300 * 1024) }]),
     );
     await closed;
     expect(await db().chargerMessage.count({ where: { stationId: s.station.id } })).toBe(0);
-    const next = aCharger({
-      url: gw.url,
-      identity: s.station.name,
-      password: PASSWORD,
-      protocol: "ocpp1.6",
-    });
-    await next.connect();
+    const next = await aConnectedCharger(gw, s.station, PASSWORD, "ocpp1.6");
     await expect(next.call("Heartbeat", {})).resolves.toHaveProperty("currentTime");
     await next.close({ force: true });
   });
 
   it("answers actions the core does not record with schema-valid replies, and unknown actions NotImplemented", async () => {
     const s = await aRegisteredStation();
-    const charger = aCharger({
-      url: gw.url,
-      identity: s.station.name,
-      password: PASSWORD,
-      protocol: "ocpp2.0.1",
-    });
-    await charger.connect();
+    const charger = await aConnectedCharger(gw, s.station, PASSWORD, "ocpp2.0.1");
     try {
       await expect(
         charger.call("NotifyEvent", {
@@ -590,13 +545,7 @@ describe("refusals", () => {
 
   it("deleting a connected station disconnects it", async () => {
     const s = await aRegisteredStation();
-    const charger = aCharger({
-      url: gw.url,
-      identity: s.station.name,
-      password: PASSWORD,
-      protocol: "ocpp1.6",
-    });
-    await charger.connect();
+    const charger = await aConnectedCharger(gw, s.station, PASSWORD, "ocpp1.6");
     await waitUntil(async () => (await s.read()).online === true);
     const closed = new Promise((resolve) => charger.once("close", resolve));
     const del = await call("DELETE", `/v1/tenants/${s.tenantId}/stations/${s.station.id}`, {

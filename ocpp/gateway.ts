@@ -2,6 +2,8 @@ import type { IncomingMessage } from "node:http";
 import type { Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import { RPCServer } from "ocpp-rpc";
+// every domain's operation kinds and charger-transaction hooks, before anything uses them
+import "../server/domains";
 import type { Db } from "../server/db";
 import { inTransaction } from "../server/db/retry";
 import {
@@ -52,8 +54,8 @@ import { GuardedSocket } from "./protocol/frame-guard";
 import { refuseUnstorable } from "./protocol/storable";
 import { runOperations } from "./operations";
 import { createCallWriter } from "./call-writer";
-import { batchableMeterMessage } from "../server/charging/meter-batch";
-import type { StationCall } from "../server/charging/call-batch";
+import { batchableMeterMessage } from "../server/charger-reports/meter-batch";
+import type { StationCall } from "../server/charger-reports/call-batch";
 import { createLastSeen } from "./last-seen";
 import { createConnectionRecorder } from "./connection-recorder";
 import { releaseHandshake, type KeptHandshake } from "./release-handshake";

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import http from "node:http";
 import https from "node:https";
 import type { Db } from "../server/db";
-import { metricsAnswer } from "../server/metrics/expose";
+import { metricsAnswer } from "../server/http/metrics-endpoint";
 import type { Gateway } from "./gateway";
 import { countConnections } from "../server/metrics/registry";
 
@@ -10,7 +10,7 @@ export type TlsFiles = { certPath: string; keyPath: string };
 
 /**
  * The gateway's listener: websocket upgrades at /ocpp/<station name>, `GET /health`, `GET /metrics`
- * (Prometheus, behind METRICS_TOKEN: server/metrics/expose.ts), and a JSON 404 for anything else. With a certificate and key it serves TLS (wss://, OCPP security
+ * (Prometheus, behind METRICS_TOKEN: server/http/metrics-endpoint.ts), and a JSON 404 for anything else. With a certificate and key it serves TLS (wss://, OCPP security
  * profile 2: TLS plus HTTP Basic); without, plain ws:// (profile 1, behind a TLS proxy in production).
  */
 export function createOcppServer({

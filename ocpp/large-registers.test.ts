@@ -1,26 +1,15 @@
-import { afterAll, beforeAll, expect, it } from "vitest";
-import { call } from "../server/testing/api";
-import { aStationWithPassword, aTenantWithKey } from "../server/testing/builders";
-import { aCharger, startTestGateway } from "./testing";
+import { expect, it } from "vitest";
+import { call } from "../testing/api";
+import { aStationWithPassword, aTenantWithKey } from "../testing/builders";
+import { aConnectedCharger } from "../testing/ocpp";
+import { aLiveGateway } from "../testing/live-gateway";
 
-let gw: Awaited<ReturnType<typeof startTestGateway>>;
-beforeAll(async () => {
-  gw = await startTestGateway();
-});
-afterAll(async () => {
-  await gw.close();
-});
+const gw = aLiveGateway();
 
 it("records lifetime energy registers beyond 32 bits (a busy DC charger's meter after a few years)", async () => {
   const t = await aTenantWithKey();
   const station = await aStationWithPassword(t, "big-register-pass-1");
-  const charger = aCharger({
-    url: gw.url,
-    identity: station.name,
-    password: "big-register-pass-1",
-    protocol: "ocpp1.6",
-  });
-  await charger.connect();
+  const charger = await aConnectedCharger(gw, station, "big-register-pass-1", "ocpp1.6");
   try {
     const start = 3_000_000_000; // 3,000 MWh, past 2^31 Wh
     const begun = (await charger.call("StartTransaction", {

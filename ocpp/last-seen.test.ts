@@ -2,7 +2,7 @@ import pg from "pg";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { db, type Db } from "../server/db";
 import { log } from "../server/log";
-import { aStation, aTenantWithKey } from "../server/testing/builders";
+import { aStation, aTenantWithKey } from "../testing/builders";
 import { createLastSeen } from "./last-seen";
 
 const writers: ReturnType<typeof createLastSeen>[] = [];

@@ -4,6 +4,8 @@
  * own jobs on its queue. Run N copies against one database: the jobs table shares the work among
  * them.
  */
+// every domain's operation kinds and charger-transaction hooks, before anything uses them
+import "../server/domains";
 import { BACKGROUND_JOBS } from "../server/background-jobs";
 import { closeDb, db } from "../server/db";
 import { applyMigrations } from "../server/db/migrate";

@@ -1,18 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { db } from "../server/db";
 import { listEvents } from "../server/events/list-events";
-import { PROJECT_SCOPES } from "../server/keys/scopes";
+import { PROJECT_SCOPES } from "../server/access/scopes";
 import { log } from "../server/log";
-import { aStationWithPassword, aTenantWithKey } from "../server/testing/builders";
-import { aCharger, startTestGateway, waitUntil } from "./testing";
+import { aStationWithPassword, aTenantWithKey } from "../testing/builders";
+import { aConnectedCharger, waitUntil } from "../testing/ocpp";
+import { aLiveGateway } from "../testing/live-gateway";
 
-let gw: Awaited<ReturnType<typeof startTestGateway>>;
-beforeAll(async () => {
-  gw = await startTestGateway();
-});
-afterAll(async () => {
-  await gw.close();
-});
+const gw = aLiveGateway();
 
 const PASSWORD = "meter-batch-pass-1";
 
@@ -22,13 +17,7 @@ async function chargersInTransactions(count: number) {
   const chargers = [];
   for (let i = 0; i < count; i++) {
     const station = await aStationWithPassword(t, PASSWORD);
-    const charger = aCharger({
-      url: gw.url,
-      identity: station.name,
-      password: PASSWORD,
-      protocol: "ocpp1.6",
-    });
-    await charger.connect();
+    const charger = await aConnectedCharger(gw, station, PASSWORD, "ocpp1.6");
     const started = (await charger.call("StartTransaction", {
       connectorId: 1,
       idTag: "BATCH",

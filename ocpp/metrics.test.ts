@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import { db } from "../server/db";
 import {
   histogramOf,
@@ -6,10 +6,11 @@ import {
   scrapeMetrics,
   sumOf,
   type Sample,
-} from "../server/metrics/read-metrics";
-import { call, idem } from "../server/testing/api";
-import { aStationWithPassword, aTenantWithKey } from "../server/testing/builders";
-import { aCharger, startTestGateway, waitUntil } from "./testing";
+} from "../testing/read-metrics";
+import { call, idem } from "../testing/api";
+import { aStationWithPassword, aTenantWithKey } from "../testing/builders";
+import { aConnectedCharger, aCharger, waitUntil } from "../testing/ocpp";
+import { aLiveGateway } from "../testing/live-gateway";
 
 const TOKEN = vi.hoisted(() => {
   const token = "metrics-token-for-the-gateway-test-0001";
@@ -18,14 +19,10 @@ const TOKEN = vi.hoisted(() => {
 });
 const PASSWORD = "correct-horse-battery-9";
 
-let gw: Awaited<ReturnType<typeof startTestGateway>>;
+const gw = aLiveGateway({ callTimeoutMs: 1500 });
 let metricsUrl: string;
-beforeAll(async () => {
-  gw = await startTestGateway({ callTimeoutMs: 1500 });
+beforeAll(() => {
   metricsUrl = `${gw.url.replace("ws:", "http:").replace(/\/ocpp$/, "")}/metrics`;
-});
-afterAll(async () => {
-  await gw.close();
 });
 
 const scrape = () => scrapeMetrics(metricsUrl, TOKEN);
@@ -63,14 +60,9 @@ describe("the gateway's /metrics", () => {
     });
     await expect(intruder.connect()).rejects.toThrow();
 
-    const charger = aCharger({
-      url: gw.url,
-      identity: s.station.name,
-      password: PASSWORD,
-      protocol: "ocpp1.6",
+    const charger = await aConnectedCharger(gw, s.station, PASSWORD, "ocpp1.6", (charger) => {
+      charger.handle("Reset", () => Promise.resolve({ status: "Accepted" }));
     });
-    charger.handle("Reset", () => Promise.resolve({ status: "Accepted" }));
-    await charger.connect();
     try {
       await charger.call("BootNotification", {
         chargePointVendor: "Metrics",
@@ -118,13 +110,7 @@ describe("the gateway's /metrics", () => {
 
   it("times a refused charger call under its own outcome", async () => {
     const s = await aConnectableStation();
-    const charger = aCharger({
-      url: gw.url,
-      identity: s.station.name,
-      password: PASSWORD,
-      protocol: "ocpp1.6",
-    });
-    await charger.connect();
+    const charger = await aConnectedCharger(gw, s.station, PASSWORD, "ocpp1.6");
     try {
       // Connector 9 does not exist on a one-connector station: PropertyConstraintViolation.
       await expect(

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { aBill, aTariff, finalize, startBill } from "../server/bills/testing";
+import { aBill, aTariff, finalize, startBill } from "../testing/bills";
 import { db } from "../server/db";
 import { usePaymentProcessors } from "../server/payments/processors";
-import { receiveStripeWebhook } from "../server/payments/stripe-webhook";
+import { receiveStripeWebhook } from "../server/http/stripe-webhook";
 import {
   aConnectedAccount,
   authorize,
@@ -10,24 +10,23 @@ import {
   eventTypes,
   paymentAction,
   readPayment,
-} from "../server/payments/testing";
-import { aStationWithPassword, aTenantWithKey } from "../server/testing/builders";
-import { startStripeFake, type StripeFake } from "../server/testing/stripe-fake";
-import { at, reading } from "./bill-chargers";
-import { aCharger, startTestGateway, waitUntil } from "./testing";
+} from "../testing/payments";
+import { aStationWithPassword, aTenantWithKey } from "../testing/builders";
+import { startStripeFake, type StripeFake } from "../testing/stripe-fake";
+import { at, reading } from "../testing/bill-chargers";
+import { aConnectedCharger, waitUntil } from "../testing/ocpp";
+import { aLiveGateway } from "../testing/live-gateway";
 
 // The whole managed flow: a real ocpp-rpc charger in strict mode, the real `stripe` SDK against
 // the local Stripe fake over HTTP, and the fake's Connect events signed with the SDK's helper.
-let gw: Awaited<ReturnType<typeof startTestGateway>>;
+const gw = aLiveGateway();
 let fake: StripeFake;
 beforeAll(async () => {
-  gw = await startTestGateway();
   fake = await startStripeFake();
   usePaymentProcessors({ card: cardOverFake(fake) });
 });
 afterAll(async () => {
   await fake.close();
-  await gw.close();
 });
 
 async function deliverEvents() {
@@ -49,18 +48,13 @@ describe("managed paid charging with a card", () => {
     const t = await aTenantWithKey();
     const password = "payments-flow-pass-01";
     const station = await aStationWithPassword(t, password);
-    const charger = aCharger({
-      url: gw.url,
-      identity: station.name,
-      password,
-      protocol: "ocpp1.6",
-    });
     const starts: Record<string, unknown>[] = [];
-    charger.handle("RemoteStartTransaction", ({ params }) => {
-      starts.push(params as Record<string, unknown>);
-      return Promise.resolve({ status: "Accepted" });
+    const charger = await aConnectedCharger(gw, station, password, "ocpp1.6", (charger) => {
+      charger.handle("RemoteStartTransaction", ({ params }) => {
+        starts.push(params as Record<string, unknown>);
+        return Promise.resolve({ status: "Accepted" });
+      });
     });
-    await charger.connect();
     try {
       await waitUntil(
         async () =>

@@ -1,33 +1,29 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { db } from "../server/db";
 import { newId } from "../server/lib/ids";
-import { aStationWithPassword, aTenantWithKey } from "../server/testing/builders";
-import { aCharger, startTestGateway, waitUntil } from "./testing";
+import { aStationWithPassword, aTenantWithKey } from "../testing/builders";
+import { aConnectedCharger, waitUntil } from "../testing/ocpp";
+import { aLiveGateway } from "../testing/live-gateway";
 
-let gw: Awaited<ReturnType<typeof startTestGateway>>;
-beforeAll(async () => {
-  gw = await startTestGateway();
-});
-afterAll(async () => {
-  await gw.close();
-});
+const gw = aLiveGateway();
 
 describe("an operation whose NOTIFY the gateway missed", () => {
   it("is sent by the gateway's own re-dispatch job, which the sweep puts on the gateway's queue", async () => {
     const t = await aTenantWithKey();
     const station = await aStationWithPassword(t, "missed-notify-password-1");
-    const charger = aCharger({
-      url: gw.url,
-      identity: station.name,
-      password: "missed-notify-password-1",
-      protocol: "ocpp1.6",
-    });
     const resets: unknown[] = [];
-    charger.handle("Reset", ({ params }) => {
-      resets.push(params);
-      return Promise.resolve({ status: "Accepted" });
-    });
-    await charger.connect();
+    const charger = await aConnectedCharger(
+      gw,
+      station,
+      "missed-notify-password-1",
+      "ocpp1.6",
+      (charger) => {
+        charger.handle("Reset", ({ params }) => {
+          resets.push(params);
+          return Promise.resolve({ status: "Accepted" });
+        });
+      },
+    );
     await waitUntil(
       async () =>
         (await db().station.findUniqueOrThrow({ where: { id: station.id } })).gatewayId ===

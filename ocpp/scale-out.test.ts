@@ -3,17 +3,16 @@ import { db } from "../server/db";
 import { startJobRunner, type JobRunner } from "../server/jobs/runner";
 import { newId } from "../server/lib/ids";
 import { releaseDeadGatewaysJob } from "../server/maintenance/maintenance-jobs";
-import { call, idem } from "../server/testing/api";
-import { aStationWithPassword, aTenantWithKey } from "../server/testing/builders";
-import { aCharger, startTestGateway, waitUntil } from "./testing";
+import { call, idem } from "../testing/api";
+import { aStationWithPassword, aTenantWithKey } from "../testing/builders";
+import { aConnectedCharger, waitUntil } from "../testing/ocpp";
+import { aLiveGateway } from "../testing/live-gateway";
 
 /** Two gateways and two job runners on one database stand in for two `ocpp` processes. */
-let a: Awaited<ReturnType<typeof startTestGateway>>;
-let b: Awaited<ReturnType<typeof startTestGateway>>;
+const a = aLiveGateway();
+const b = aLiveGateway();
 let runners: JobRunner[];
 beforeAll(async () => {
-  a = await startTestGateway();
-  b = await startTestGateway();
   runners = await Promise.all(
     [a, b].map(() =>
       startJobRunner({
@@ -26,8 +25,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await Promise.all(runners.map((r) => r.stop()));
-  await a.close();
-  await b.close();
 });
 
 const PASSWORD = "scale-out-password-1";
@@ -50,17 +47,12 @@ describe("several ocpp processes", () => {
   it("a command reaches whichever process holds the socket, and follows a reconnect to another", async () => {
     const s = await setup();
     const resets: string[] = [];
-    const viaB = aCharger({
-      url: b.url,
-      identity: s.station.name,
-      password: PASSWORD,
-      protocol: "ocpp2.0.1",
+    const viaB = await aConnectedCharger(b, s.station, PASSWORD, "ocpp2.0.1", (viaB) => {
+      viaB.handle("Reset", () => {
+        resets.push("b");
+        return Promise.resolve({ status: "Accepted" });
+      });
     });
-    viaB.handle("Reset", () => {
-      resets.push("b");
-      return Promise.resolve({ status: "Accepted" });
-    });
-    await viaB.connect();
     await waitUntil(async () => (await s.read()).online);
     expect((await db().station.findUnique({ where: { id: s.station.id } }))!.gatewayId).toBe(
       b.gateway.id,
@@ -70,17 +62,12 @@ describe("several ocpp processes", () => {
     expect(resets).toEqual(["b"]);
 
     // The station reconnects to the other process: ownership moves with it.
-    const viaA = aCharger({
-      url: a.url,
-      identity: s.station.name,
-      password: PASSWORD,
-      protocol: "ocpp2.0.1",
+    const viaA = await aConnectedCharger(a, s.station, PASSWORD, "ocpp2.0.1", (viaA) => {
+      viaA.handle("Reset", () => {
+        resets.push("a");
+        return Promise.resolve({ status: "Accepted" });
+      });
     });
-    viaA.handle("Reset", () => {
-      resets.push("a");
-      return Promise.resolve({ status: "Accepted" });
-    });
-    await viaA.connect();
     await viaB.close({ force: true });
     await waitUntil(
       async () =>

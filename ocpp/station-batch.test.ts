@@ -1,16 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { db } from "../server/db";
 import { log } from "../server/log";
-import { aStationWithPassword, aTenantWithKey } from "../server/testing/builders";
-import { aCharger, startTestGateway } from "./testing";
+import { aStationWithPassword, aTenantWithKey } from "../testing/builders";
+import { aConnectedCharger } from "../testing/ocpp";
+import { aLiveGateway } from "../testing/live-gateway";
 
-let gw: Awaited<ReturnType<typeof startTestGateway>>;
-beforeAll(async () => {
-  gw = await startTestGateway();
-});
-afterAll(async () => {
-  await gw.close();
-});
+const gw = aLiveGateway();
 
 const PASSWORD = "station-batch-pass-1";
 type Protocol = "ocpp1.6" | "ocpp2.0.1";
@@ -22,8 +17,7 @@ async function connectedChargers(count: number) {
   for (let i = 0; i < count; i++) {
     const protocol: Protocol = i % 2 ? "ocpp2.0.1" : "ocpp1.6";
     const station = await aStationWithPassword(t, PASSWORD);
-    const charger = aCharger({ url: gw.url, identity: station.name, password: PASSWORD, protocol });
-    await charger.connect();
+    const charger = await aConnectedCharger(gw, station, PASSWORD, protocol);
     chargers.push({ station, charger, protocol, n: i });
   }
   return { tenantId: t.tenantId, chargers };

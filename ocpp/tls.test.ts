@@ -2,24 +2,20 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { RPCClient } from "ocpp-rpc";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { aStationWithPassword, aTenantWithKey } from "../server/testing/builders";
-import { selfSignedCertificate } from "../server/testing/certificates";
+import { afterAll, describe, expect, it } from "vitest";
+import { aStationWithPassword, aTenantWithKey } from "../testing/builders";
+import { selfSignedCertificate } from "../testing/certificates";
 import { strictModeValidators } from "./protocol/validators";
-import { startTestGateway } from "./testing";
+import { aLiveGateway } from "../testing/live-gateway";
 
 /** Security profile 2: TLS with the configured certificate, plus HTTP Basic. */
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "cp-tls-"));
 const { certPath, keyPath } = selfSignedCertificate(dir, "127.0.0.1");
-let gw: Awaited<ReturnType<typeof startTestGateway>>;
-
-beforeAll(async () => {
-  gw = await startTestGateway({ tls: { certPath, keyPath } });
-});
-afterAll(async () => {
-  await gw.close();
+// after hooks run last-registered first: the gateway closes, then its certificate goes
+afterAll(() => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
+const gw = aLiveGateway({ tls: { certPath, keyPath } });
 
 describe("OCPP over TLS", () => {
   it("accepts a charger over wss:// that trusts the certificate, with its password", async () => {

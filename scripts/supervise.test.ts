@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { afterEach, describe, expect, it } from "vitest";
-import { waitUntil } from "../ocpp/testing";
+import { waitUntil } from "../testing/ocpp";
 import { restartDelay, supervise, type Backoff, type Supervised } from "./supervise";
 
 /**

@@ -1,3 +1,5 @@
+// every domain's operation kinds and charger-transaction hooks, before anything uses them
+import "./domains";
 import { capSweepJob } from "./bills/cap-sweep";
 import type { JobDefinition } from "./jobs/define-job";
 import {

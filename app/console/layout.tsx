@@ -2,7 +2,7 @@ import { redirect } from "next/navigation";
 import type { ReactNode } from "react";
 import { ConsoleShell } from "@/components/console/shell";
 import { ConsoleProviders } from "@/components/console/trpc";
-import { currentUser } from "@/server/auth/session";
+import { currentUser } from "@/server/access/current-user";
 
 export const dynamic = "force-dynamic";
 

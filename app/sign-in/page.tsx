@@ -1,6 +1,6 @@
 import { redirect } from "next/navigation";
 import { AuthCard, primaryButton, secondaryButton } from "@/components/auth/auth-card";
-import { currentUser } from "@/server/auth/session";
+import { currentUser } from "@/server/access/current-user";
 import { env } from "@/server/env";
 
 export const dynamic = "force-dynamic";

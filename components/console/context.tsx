@@ -2,7 +2,7 @@
 
 import { useQuery } from "@tanstack/react-query";
 import type { inferRouterOutputs } from "@trpc/server";
-import type { Scope } from "@/server/keys/scopes";
+import type { Scope } from "@/server/access/scopes";
 import type { AppRouter } from "@/server/trpc/router";
 import { useTRPC } from "./trpc";
 

@@ -1,7 +1,7 @@
 import type { DbTx } from "../../server/db";
-import type { StationCall } from "../../server/charging/call-batch";
-import type { BootReport } from "../../server/charging/station-booted";
-import type { StatusReport } from "../../server/charging/status-reported";
+import type { StationCall } from "../../server/charger-reports/call-batch";
+import type { BootReport } from "../../server/charger-reports/station-booted";
+import type { StatusReport } from "../../server/charger-reports/status-reported";
 import type { ChargerContext } from "../../server/charging/connections";
 
 /** A charger-initiated call: runs in one transaction with the dedup record of its message id. */

@@ -1,11 +1,11 @@
 import type { ChargerContext } from "../../server/charging/connections";
 import type { DbTx } from "../../server/db";
-import { stationBooted, type BootReport } from "../../server/charging/station-booted";
-import { statusReported, type StatusReport } from "../../server/charging/status-reported";
-import { tokenPresented } from "../../server/charging/token-presented";
-import { transactionEnded } from "../../server/charging/transaction-ended";
-import { transactionStarted } from "../../server/charging/transaction-started";
-import { transactionUpdated } from "../../server/charging/transaction-updated";
+import { stationBooted, type BootReport } from "../../server/charger-reports/station-booted";
+import { statusReported, type StatusReport } from "../../server/charger-reports/status-reported";
+import { tokenPresented } from "../../server/charger-reports/token-presented";
+import { transactionEnded } from "../../server/charger-reports/transaction-ended";
+import { transactionStarted } from "../../server/charger-reports/transaction-started";
+import { transactionUpdated } from "../../server/charger-reports/transaction-updated";
 import type { V16Payloads } from "./v16-payloads";
 import {
   acknowledge,

@@ -1,10 +1,10 @@
 import type { ChargerContext } from "../../server/charging/connections";
 import type { DbTx } from "../../server/db";
-import { stationBooted, type BootReport } from "../../server/charging/station-booted";
-import { statusReported, type StatusReport } from "../../server/charging/status-reported";
-import { tokenPresented } from "../../server/charging/token-presented";
-import { transactionEnded } from "../../server/charging/transaction-ended";
-import { transactionUpdated } from "../../server/charging/transaction-updated";
+import { stationBooted, type BootReport } from "../../server/charger-reports/station-booted";
+import { statusReported, type StatusReport } from "../../server/charger-reports/status-reported";
+import { tokenPresented } from "../../server/charger-reports/token-presented";
+import { transactionEnded } from "../../server/charger-reports/transaction-ended";
+import { transactionUpdated } from "../../server/charger-reports/transaction-updated";
 import type { IdToken2, V2Payloads } from "./v2-payloads";
 import {
   acceptedReply,

@@ -1,6 +1,6 @@
 import { DomainError } from "../errors";
-import type { Scope } from "../keys/scopes";
-import { isPlatformRole, type PlatformRole } from "../teams/roles";
+import type { Scope } from "./scopes";
+import { isPlatformRole, type PlatformRole } from "./roles";
 import { LATEST_VERSION, type ApiVersion } from "../versions";
 
 /** Requests per minute a signed-in user's token may make against /v1. */

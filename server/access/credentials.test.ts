@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { asyncCommitPool, db } from "../db";
 import { DomainError } from "../errors";
 import { revokeApiKey } from "../keys/revoke-api-key";
-import { aTenantWithKey } from "../testing/builders";
+import { aTenantWithKey } from "../../testing/builders";
 import { authenticateRequest } from "./credentials";
 
 const refusal = (promise: Promise<unknown>) =>

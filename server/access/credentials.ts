@@ -2,9 +2,9 @@ import type pg from "pg";
 import { asyncCommitPool, type Db } from "../db";
 import { DomainError } from "../errors";
 import { sha256Hex } from "../lib/ids";
-import { LIVE_KEY_PREFIX } from "../keys/create-api-key";
-import { effectiveScopes } from "../keys/scopes";
-import { isPlatformRole, roleAllows, scopesOf } from "../teams/roles";
+import { LIVE_KEY_PREFIX } from "./key-prefix";
+import { effectiveScopes } from "./scopes";
+import { isPlatformRole, roleAllows, scopesOf } from "./roles";
 import { TokenError, verifyAccessToken } from "../auth/access-tokens";
 import { env } from "../env";
 import {

@@ -1,6 +1,6 @@
 import type { DbTx } from "../db";
 import { DomainError } from "../errors";
-import { roleAllows, TEAM_PERMISSIONS, type TeamPermission } from "../teams/roles";
+import { roleAllows, TEAM_PERMISSIONS, type TeamPermission } from "./roles";
 import type { UserCaller } from "./caller";
 import { noSuchTenant } from "./tenant-access";
 

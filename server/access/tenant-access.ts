@@ -1,6 +1,6 @@
 import type { Db } from "../db";
 import { DomainError } from "../errors";
-import { scopesOf } from "../teams/roles";
+import { scopesOf } from "./roles";
 import type { Caller, TenantPrincipal } from "./caller";
 
 export const noSuchTenant = () =>

@@ -1,8 +1,8 @@
 import { decodeJwt, decodeProtectedHeader } from "jose";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { db } from "../db";
-import { call } from "../testing/api";
-import { consoleSignIn, delivered, followed, Jar, withCookies } from "../testing/oidc-browser";
+import { call } from "../../testing/api";
+import { consoleSignIn, delivered, followed, Jar, withCookies } from "../../testing/oidc-browser";
 import { signUp } from "./accounts";
 import {
   CLI_CLIENT_ID,
@@ -12,7 +12,7 @@ import {
   DEVICE_CODE_GRANT,
   POLLS_PER_MINUTE,
 } from "./device-flow";
-import { handleLogin } from "./interaction";
+import { handleLogin } from "../http/oidc-interaction";
 import { oidcProvider } from "./oidc-provider";
 import { handleOidc } from "./oidc-route";
 

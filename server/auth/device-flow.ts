@@ -1,7 +1,7 @@
 import crypto from "node:crypto";
 import type { ClientMetadata, Configuration, KoaContextWithOIDC } from "oidc-provider";
 import { db } from "../db";
-import { clientAddress } from "../http/client-address";
+import { clientAddress } from "../lib/client-address";
 import { countAttempt } from "../lib/rate-limit";
 
 /**

@@ -1,11 +1,11 @@
 import { describe, expect, it, vi } from "vitest";
 import { POST as startSignInRoute } from "@/app/sign-in/start/route";
 import { db } from "../db";
-import { call } from "../testing/api";
-import { aTenantWithKey } from "../testing/builders";
+import { call } from "../../testing/api";
+import { aTenantWithKey } from "../../testing/builders";
 import { signUp } from "./accounts";
-import { consoleSignIn, delivered, followed, Jar, withCookies } from "../testing/oidc-browser";
-import { handleLogin, handleSignUp } from "./interaction";
+import { consoleSignIn, delivered, followed, Jar, withCookies } from "../../testing/oidc-browser";
+import { handleLogin, handleSignUp } from "../http/oidc-interaction";
 import { handlers } from "./next-auth";
 import { handleOidc } from "./oidc-route";
 

@@ -1,10 +1,17 @@
 import { describe, expect, it } from "vitest";
 import { db } from "../db";
 import { BILLING_EVENT_TYPES } from "../events/list-events";
-import { call, idem } from "../testing/api";
-import { aStation, aTenantWithKey, anotherKey } from "../testing/builders";
-import { aMember } from "../testing/users";
-import { aBill, aTariff, anAuthorizedPayment, createBill, finalize, startBill } from "./testing";
+import { call, idem } from "../../testing/api";
+import { aStation, aTenantWithKey, anotherKey } from "../../testing/builders";
+import { aMember } from "../../testing/users";
+import {
+  aBill,
+  aTariff,
+  anAuthorizedPayment,
+  createBill,
+  finalize,
+  startBill,
+} from "../../testing/bills";
 
 /** A project with a station and a simple 35 c/kWh tariff. */
 async function aProject() {

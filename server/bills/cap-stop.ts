@@ -1,6 +1,6 @@
 import type { DbTx } from "../db";
 import { createOperation } from "../operations/create-operation";
-import type { CapMeans, CapRequest } from "../operations/kinds/bill-cap";
+import type { CapMeans, CapRequest } from "./operation-kinds/bill-cap";
 import { appendBillEvent } from "./bill-events";
 import { billInclude } from "./present-bill";
 

@@ -1,11 +1,12 @@
 import { db as defaultDb, type DbTx } from "../db";
 import { DomainError, fieldError } from "../errors";
 import { newId } from "../lib/ids";
-import { applyAdjustments, isComplex, type TariffSnapshot } from "../pricing";
+import { applyAdjustments, isComplex } from "../pricing";
 import type { CreateBillInput } from "./bill-schema";
 import { newChargingToken } from "./charging-token";
 import { HOLD_MIN_MINOR } from "./holds";
 import { billInclude, presentBill } from "./present-bill";
+import { tariffSnapshot } from "../tariffs/tariff-snapshot";
 
 export type CreateBillOptions = {
   tenantId: number;
@@ -58,7 +59,7 @@ export async function createBill({
   const version = await db.tariffVersion.findUniqueOrThrow({
     where: { tariffId_version: { tariffId: input.tariff_id, version: tariff.currentVersion } },
   });
-  const snapshot = version.snapshot as unknown as TariffSnapshot;
+  const snapshot = tariffSnapshot(version);
   const { unmatched } = applyAdjustments(
     { total: { excl_vat_minor: 0, incl_vat_minor: 0 } },
     {

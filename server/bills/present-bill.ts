@@ -1,4 +1,4 @@
-import { kwhFromWh } from "../charging/meter-values";
+import { kwhFromWh } from "../charging/kwh-from-wh";
 import type { Bill, Payment } from "../generated/prisma/client";
 import type { BillResource, BillStatus, StopReason } from "./bill-schema";
 

@@ -14,6 +14,7 @@ import {
   type SessionInput,
   type TariffSnapshot,
 } from "../pricing";
+import { tariffSnapshot } from "../tariffs/tariff-snapshot";
 
 export type BillPrice = { result: PriceResult; adjusted: AdjustedTotal };
 
@@ -36,7 +37,7 @@ export async function billTariff(tx: DbTx, bill: PricedBill): Promise<TariffSnap
     where: { tariffId_version: { tariffId: bill.tariffId, version: bill.tariffVersion } },
   });
   if (snapshots.size >= MAX_CACHED) snapshots.clear();
-  const snapshot = version.snapshot as unknown as TariffSnapshot;
+  const snapshot = tariffSnapshot(version);
   snapshots.set(key, snapshot);
   return snapshot;
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { db } from "../db";
 import { newId } from "../lib/ids";
-import { aStation, aTenantWithKey } from "../testing/builders";
+import { aStation, aTenantWithKey } from "../../testing/builders";
 import { registerGateway } from "./gateways";
 import { recordConnectionChanges, type ConnectionChange } from "./connections";
 

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { db, type Db } from "../db";
 import { newId } from "../lib/ids";
-import { call, idem } from "../testing/api";
+import { call, idem } from "../../testing/api";
 import { registerStation } from "../stations/register-station";
-import { aLocation, aStation, aTenantWithKey, uniqueStationName } from "../testing/builders";
+import { aLocation, aStation, aTenantWithKey, uniqueStationName } from "../../testing/builders";
 import { rejectUnreachableOperations } from "../operations/reject-unreachable-operations";
 import { settleOrphanedOperations } from "../operations/settle-orphaned-operations";
 import { releaseDeadGateways } from "./connections";

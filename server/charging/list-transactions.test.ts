@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { db } from "../db";
-import { call } from "../testing/api";
-import { aStation, aTenantWithKey } from "../testing/builders";
+import { call } from "../../testing/api";
+import { aStation, aTenantWithKey } from "../../testing/builders";
 
 /** Five transactions on one station (odd ones still active) and one on another station. */
 async function aHistory() {

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { Transaction } from "../generated/prisma/client";
-import { kwhFromWh } from "./meter-values";
+import { kwhFromWh } from "./kwh-from-wh";
 
 export const transactionSchema = z.object({
   id: z.number().int(),

@@ -10,6 +10,8 @@
  * stdout carries exactly one JSON object; everything else goes to stderr.
  */
 import { parseArgs } from "node:util";
+// every domain's operation kinds and charger-transaction hooks, before anything uses them
+import "../domains";
 import { closeDb, db, useDatabaseUrl } from "../db";
 import { startEmbeddedDatabase, type EmbeddedDatabase } from "../db/embedded";
 import { applyMigrations } from "../db/migrate";
@@ -17,10 +19,10 @@ import { env, EnvError } from "../env";
 import { DomainError } from "../errors";
 import { createOperatorKey } from "../keys/create-api-key";
 import { revokeApiKey } from "../keys/revoke-api-key";
-import { PROJECT_SCOPES, parseScopeList, type Scope } from "../keys/scopes";
+import { PROJECT_SCOPES, parseScopeList, type Scope } from "../access/scopes";
 import { RATE_LIMIT_MAX, RATE_LIMIT_MIN, setApiKeyRateLimit } from "../keys/set-rate-limit";
-import { bootstrapProject } from "../teams/bootstrap-project";
-import { isPlatformRole, PLATFORM_ROLES } from "../teams/roles";
+import { bootstrapProject } from "./bootstrap-project";
+import { isPlatformRole, PLATFORM_ROLES } from "../access/roles";
 
 const USAGE = `usage:
   admin bootstrap --email <email> --team <name> --project <name> [--scopes <comma-separated>]

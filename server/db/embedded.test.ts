@@ -4,14 +4,14 @@ import os from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
-import { waitUntil } from "../../ocpp/testing";
+import { waitUntil } from "../../testing/ocpp";
 import { processInfo } from "../lib/processes";
-import { isAlive, processesNaming } from "../testing/processes";
+import { isAlive, processesNaming } from "../../testing/processes";
 import { startEmbeddedDatabase } from "./embedded";
 
 /**
  * The embedded PostgreSQL never outlives the process that started it, and a start finds what an
- * earlier one left on its data folder: real processes (a starter: server/testing/embedded-starter.ts),
+ * earlier one left on its data folder: real processes (a starter: testing/embedded-starter.ts),
  * real PostgreSQL, real `kill -9`.
  */
 
@@ -47,7 +47,7 @@ function aStarter(dataDir: string, outlive: number[] = []) {
       "--conditions=react-server",
       "--import",
       "tsx",
-      "server/testing/embedded-starter.ts",
+      "testing/embedded-starter.ts",
       dataDir,
       ...outlive.map(String),
     ],

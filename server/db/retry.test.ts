@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { db, type DbTx } from "../db";
-import { aTenantWithKey } from "../testing/builders";
+import { aTenantWithKey } from "../../testing/builders";
 import { inTransaction, isRetryableConflict } from "./retry";
 
 /** Two transactions that lock two tenant rows in opposite orders, both past their first lock. */

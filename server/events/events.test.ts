@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { db } from "../db";
-import { call } from "../testing/api";
-import { aTenantWithKey } from "../testing/builders";
+import { call } from "../../testing/api";
+import { aTenantWithKey } from "../../testing/builders";
 import { appendEvent } from "./append-event";
 
 describe("the event log", () => {

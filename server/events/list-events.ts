@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { db as defaultDb, type DbTx } from "../db";
-import type { Scope } from "../keys/scopes";
-import { EVENT_TYPES } from "../webhooks/webhook-schema";
+import type { Scope } from "../access/scopes";
+import { EVENT_TYPES } from "./event-types";
 import { presentEvent } from "./present-event";
 
 /** Event types that also need `billing:read` (spec section 6), from the one table of types. */

@@ -12,16 +12,16 @@
 import { describe, expect, it } from "vitest";
 import { db } from "../db";
 import { INT4_MAX } from "../lib/int4";
-import { call, idem } from "../testing/api";
-import { aLocation, aStation, aTenantWithKey } from "../testing/builders";
+import { call, idem } from "../../testing/api";
+import { aLocation, aStation, aTenantWithKey } from "../../testing/builders";
 import {
   BOUNDARY_NUMBERS,
   minimalExampleOf,
   jsonWith,
   numericFields,
   type JsonSchema,
-} from "../testing/hostile-input";
-import { accessTokenFor } from "../testing/users";
+} from "../../testing/hostile-input";
+import { accessTokenFor } from "../../testing/users";
 
 type Parameter = { name: string; in: string; schema?: JsonSchema & { pattern?: string } };
 type Operation = {

@@ -2,8 +2,8 @@ import { describe, expect, it } from "vitest";
 import { db } from "../db";
 import { revokeApiKey } from "../keys/revoke-api-key";
 import { setApiKeyRateLimit } from "../keys/set-rate-limit";
-import { call, idem } from "../testing/api";
-import { aLocationBody, aTenantWithKey, anotherKey } from "../testing/builders";
+import { call, idem } from "../../testing/api";
+import { aLocationBody, aTenantWithKey, anotherKey } from "../../testing/builders";
 import { MAX_BODY_BYTES } from "./body";
 
 const errorShape = (body: any, code: string) => {

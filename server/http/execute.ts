@@ -2,7 +2,7 @@ import type { Caller, TenantPrincipal } from "../access/caller";
 import { resolveTenantAccess } from "../access/tenant-access";
 import { db as getDb, type Db, type DbTx } from "../db";
 import { DomainError } from "../errors";
-import { missingScopes } from "../keys/scopes";
+import { missingScopes } from "../access/scopes";
 import { log } from "../log";
 import type { ApiVersion } from "../versions";
 import { locateFields } from "./errors";

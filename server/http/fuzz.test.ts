@@ -11,8 +11,8 @@ import fc from "fast-check";
 import { beforeEach, describe, expect, it } from "vitest";
 import { db } from "../db";
 import { ERROR_STATUS } from "./errors";
-import { call } from "../testing/api";
-import { aTenantWithKey } from "../testing/builders";
+import { call } from "../../testing/api";
+import { aTenantWithKey } from "../../testing/builders";
 import {
   headerValue,
   hostileAuthorization,
@@ -23,8 +23,8 @@ import {
   hostileRawBody,
   hostileSegment,
   type JsonSchema,
-} from "../testing/hostile-input";
-import { accessTokenFor } from "../testing/users";
+} from "../../testing/hostile-input";
+import { accessTokenFor } from "../../testing/users";
 import { handleV1 } from "./routes";
 
 const SEED = 20_261_123;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { db } from "../db";
-import { call, idem } from "../testing/api";
-import { aLocationBody, aTenantWithKey, anotherKey } from "../testing/builders";
+import { call, idem } from "../../testing/api";
+import { aLocationBody, aTenantWithKey, anotherKey } from "../../testing/builders";
 
 describe("Idempotency-Key", () => {
   it("is required where declared, and must be 8 to 128 printable characters", async () => {

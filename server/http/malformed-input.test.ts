@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { call, idem } from "../testing/api";
-import { aLocationBody, aTenantWithKey } from "../testing/builders";
+import { call, idem } from "../../testing/api";
+import { aLocationBody, aTenantWithKey } from "../../testing/builders";
 import { MAX_JSON_DEPTH } from "./body";
 
 const json = { "content-type": "application/json" };

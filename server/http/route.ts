@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import type { Db, DbTx } from "../db";
 import type { ErrorCode } from "../errors";
-import type { Scope } from "../keys/scopes";
+import type { Scope } from "../access/scopes";
 import type { Caller, TenantPrincipal, UserCaller } from "../access/caller";
 import type { ApiVersion } from "../versions";
 import type { Deprecation } from "./versions";

@@ -7,7 +7,7 @@ import { authenticate } from "./auth";
 import { readJsonBody } from "./body";
 import { asDomainError, executeRoute } from "./execute";
 import { routeNotFound } from "./raw-path";
-import { noteV1Route } from "../metrics/v1";
+import { noteV1Route } from "./metered-v1";
 import { ERROR_STATUS, errorBody, errorHeaders } from "./errors";
 import type { Method, RouteDef } from "./route";
 import { LATEST_VERSION, type ApiVersion } from "../versions";

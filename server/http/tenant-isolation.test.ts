@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { call, idem } from "../testing/api";
+import { call, idem } from "../../testing/api";
 import {
   aLocation,
   aLocationBody,
   aStation,
   aTenantWithKey,
   uniqueStationName,
-} from "../testing/builders";
+} from "../../testing/builders";
 
 /**
  * A key of tenant A can neither read, list, change nor learn of tenant B's resources, on every

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { db } from "../db";
-import { call, idem } from "../testing/api";
-import { aLocationBody, aTenantWithKey } from "../testing/builders";
-import { accessTokenFor, aMember, aUser } from "../testing/users";
+import { call, idem } from "../../testing/api";
+import { aLocationBody, aTenantWithKey } from "../../testing/builders";
+import { accessTokenFor, aMember, aUser } from "../../testing/users";
 
 describe("signed-in users' access tokens on /v1", () => {
   it("reach a tenant of their team with their role's scopes, and nothing else", async () => {

@@ -1,7 +1,7 @@
 import type { Db, DbTx } from "../db";
 import { inTransaction } from "../db/retry";
 import { log } from "../log";
-import { observeJob } from "../metrics/jobs";
+import { observeJob } from "./observe-job";
 import type { ClaimedJob } from "./claim";
 import {
   nextState,

@@ -2,14 +2,14 @@ import pg from "pg";
 import { z } from "zod";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../db";
-import { waitUntil } from "../../ocpp/testing";
+import { waitUntil } from "../../testing/ocpp";
 import { claimJobs } from "./claim";
 import { defineJob, stepBackoff } from "./define-job";
 import { enqueue, JOBS_CHANNEL } from "./enqueue";
 import { recordOutcome } from "./external-call";
 import { runJobNow, runJobsNow } from "./run-now";
 import { startJobRunner } from "./runner";
-import { JOB_RUNS_TABLE, jobRuns, recordRun } from "./testing";
+import { JOB_RUNS_TABLE, jobRuns, recordRun } from "../../testing/jobs";
 import { waitForJob } from "./wait";
 
 beforeAll(async () => {

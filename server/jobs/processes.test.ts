@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../db";
-import { waitUntil } from "../../ocpp/testing";
+import { waitUntil } from "../../testing/ocpp";
 import { enqueue } from "./enqueue";
 import { startJobRunner } from "./runner";
 import {
@@ -11,7 +11,7 @@ import {
   recordingJob,
   recordRun,
   spawnRunner,
-} from "./testing";
+} from "../../testing/jobs";
 import { defineJob } from "./define-job";
 
 // Runners in real child processes (node --conditions=react-server --import tsx), against this

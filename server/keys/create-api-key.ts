@@ -2,10 +2,11 @@ import { z } from "zod";
 import { db as defaultDb, type Db, type DbTx } from "../db";
 import { DomainError } from "../errors";
 import type { UserCaller } from "../access/caller";
+import { LIVE_KEY_PREFIX } from "../access/key-prefix";
 import { projectTeamAccess, requireTeam } from "../access/team-access";
 import { newId, randomBase62, sha256Hex } from "../lib/ids";
 import { resourceId } from "../lib/int4";
-import { scopesOf } from "../teams/roles";
+import { scopesOf } from "../access/roles";
 import { ownedWorkspace } from "../teams/workspace";
 import { API_VERSIONS, LATEST_VERSION, type ApiVersion } from "../versions";
 import { apiKeyInclude, presentApiKey } from "./present-api-key";
@@ -15,7 +16,7 @@ import {
   isWorkspaceScope,
   type Scope,
   type WorkspaceScope,
-} from "./scopes";
+} from "../access/scopes";
 
 /**
  * Every key is made here. `createApiKey` is the one insert; people create keys through
@@ -23,8 +24,6 @@ import {
  * through `createOperatorKey`.
  */
 
-/** Every live key starts with this; secrets are 48 base62 characters after it. */
-export const LIVE_KEY_PREFIX = "cpk_live_";
 export const DEFAULT_RATE_LIMIT_PER_MINUTE = 180;
 
 export type CreatedApiKey = {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { db } from "../db";
-import { call } from "../testing/api";
-import { aTenantWithKey } from "../testing/builders";
-import { aMember, aUser } from "../testing/users";
-import { eventTypeSchema } from "../webhooks/webhook-schema";
+import { call } from "../../testing/api";
+import { aTenantWithKey } from "../../testing/builders";
+import { aMember, aUser } from "../../testing/users";
+import { eventTypeSchema } from "../events/event-types";
 
 const keysOf = (tenantId: number) => `/v1/tenants/${tenantId}/api-keys`;
 const ids = (res: { body: { data: { id: string }[] } }) => res.body.data.map((k) => k.id);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { call } from "../testing/api";
-import { aTenantWithKey } from "../testing/builders";
-import { aMember, aUser } from "../testing/users";
+import { call } from "../../testing/api";
+import { aTenantWithKey } from "../../testing/builders";
+import { aMember, aUser } from "../../testing/users";
 
 describe("API keys managed by signed-in people", () => {
   it("creates a project key shown once, lists it with owner and version, uses and revokes it", async () => {

@@ -4,9 +4,9 @@ import { DomainError } from "../errors";
 import type { UserCaller } from "../access/caller";
 import { teamAllows } from "../access/team-access";
 import { appendEvent } from "../events/append-event";
-import { appendWorkspaceEvent } from "../events/workspace-events";
+import { appendWorkspaceEvent } from "../teams/workspace-events";
 import type { ApiKey } from "../generated/prisma/client";
-import { TEAM_PERMISSIONS } from "../teams/roles";
+import { TEAM_PERMISSIONS } from "../access/roles";
 import { apiKeyInclude, presentApiKey } from "./present-api-key";
 
 export const RATE_LIMIT_MIN = 1;

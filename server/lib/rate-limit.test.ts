@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { db } from "../db";
 import { PrismaClient } from "../generated/prisma/client";
 import { DomainError } from "../errors";
-import { aTenantWithKey } from "../testing/builders";
+import { aTenantWithKey } from "../../testing/builders";
 import { consumeRateLimit } from "./rate-limit";
 
 describe("consumeRateLimit", () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { call } from "../testing/api";
-import { aLocation, aLocationBody, aTenantWithKey } from "../testing/builders";
+import { call } from "../../testing/api";
+import { aLocation, aLocationBody, aTenantWithKey } from "../../testing/builders";
 
 describe("locations", () => {
   it("reads a location as created, and only in its own tenant", async () => {

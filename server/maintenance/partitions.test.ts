@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { db } from "../db";
 import { appendEvent } from "../events/append-event";
 import { runJobsNow } from "../jobs/run-now";
-import { aTenantWithKey } from "../testing/builders";
+import { aTenantWithKey } from "../../testing/builders";
 import { partitionsJob } from "./maintenance-jobs";
 import { ensurePartitions } from "./partitions";
 import { applyRetention } from "./retention";

@@ -6,10 +6,10 @@ import { allRoutes } from "../http/routes";
 import { defineJob } from "../jobs/define-job";
 import { enqueue } from "../jobs/enqueue";
 import { runJobsNow } from "../jobs/run-now";
-import { call } from "../testing/api";
-import { aStation, aTenantWithKey } from "../testing/builders";
-import { metricsAnswer } from "./expose";
-import { parseMetrics, sumOf } from "./read-metrics";
+import { call } from "../../testing/api";
+import { aStation, aTenantWithKey } from "../../testing/builders";
+import { metricsAnswer } from "../http/metrics-endpoint";
+import { parseMetrics, sumOf } from "../../testing/read-metrics";
 
 const TOKEN = vi.hoisted(() => {
   const token = "metrics-token-for-the-web-test-000000001";

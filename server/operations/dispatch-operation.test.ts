@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { registerGateway } from "../charging/gateways";
 import { db } from "../db";
 import { newId } from "../lib/ids";
-import { aStation, aTenantWithKey } from "../testing/builders";
+import { aStation, aTenantWithKey } from "../../testing/builders";
 import { createCommand } from "./create-command";
 import { dispatchOperation, type ChargerLink, type SendResult } from "./dispatch-operation";
 import type { OcppCall } from "./kinds/kind";

@@ -4,8 +4,8 @@ import { db, type Db } from "../db";
 import { isRetryableConflict } from "../db/retry";
 import { appendEvent } from "../events/append-event";
 import { newId } from "../lib/ids";
-import { call } from "../testing/api";
-import { aStation, aTenantWithKey } from "../testing/builders";
+import { call } from "../../testing/api";
+import { aStation, aTenantWithKey } from "../../testing/builders";
 import { completeOperation } from "./complete-operation";
 
 type Step = { model?: string; operation: string; sql: string };

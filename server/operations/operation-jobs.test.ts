@@ -3,7 +3,7 @@ import { db } from "../db";
 import { cronJobId, slotStart } from "../jobs/cron";
 import { runJobsNow } from "../jobs/run-now";
 import { newId } from "../lib/ids";
-import { aStation, aTenantWithKey } from "../testing/builders";
+import { aStation, aTenantWithKey } from "../../testing/builders";
 import { OPERATION_SWEEP_MS, operationSweepJob, redispatchJob } from "./operation-jobs";
 
 const ago = (ms: number) => new Date(Date.now() - ms);

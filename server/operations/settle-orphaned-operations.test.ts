@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { db } from "../db";
 import { newId } from "../lib/ids";
-import { aStation, aTenantWithKey } from "../testing/builders";
+import { aStation, aTenantWithKey } from "../../testing/builders";
 import {
   CONNECTION_GONE_GRACE_MS,
   OUTCOME_RECORDING_MARGIN_MS,

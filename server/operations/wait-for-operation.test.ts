@@ -3,7 +3,7 @@ import { registerGateway } from "../charging/gateways";
 import { db } from "../db";
 import { inTransaction } from "../db/retry";
 import { newId } from "../lib/ids";
-import { aStation, aTenantWithKey } from "../testing/builders";
+import { aStation, aTenantWithKey } from "../../testing/builders";
 import { completeOperation } from "./complete-operation";
 import { createCommand, waitForOperation } from "./create-command";
 import { createOutcomeNotices, OUTCOME_CHANNEL } from "./outcome-notices";

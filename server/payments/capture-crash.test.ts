@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../db";
-import { aBill } from "../bills/testing";
-import { spawnRunner } from "../jobs/testing";
-import { startStripeFake, type StripeFake } from "../testing/stripe-fake";
-import { waitUntil } from "../../ocpp/testing";
+import { aBill } from "../../testing/bills";
+import { spawnRunner } from "../../testing/jobs";
+import { startStripeFake, type StripeFake } from "../../testing/stripe-fake";
+import { waitUntil } from "../../testing/ocpp";
 import { capturePayment } from "./capture-payment";
 import { attemptJobId } from "./payment-attempt-job";
 import { usePaymentProcessors } from "./processors";
@@ -15,7 +15,7 @@ import {
   eventTypes,
   finalizeSimulated,
   readPayment,
-} from "./testing";
+} from "../../testing/payments";
 
 // A real runner process, its card processor the real `stripe` SDK against the local Stripe fake,
 // SIGKILLed after Stripe captured and before the outcome reached the database (the fake holds

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../db";
-import { aBill } from "../bills/testing";
+import { aBill } from "../../testing/bills";
 import { defineJob } from "../jobs/define-job";
 import { runJobsNow } from "../jobs/run-now";
-import { idem } from "../testing/api";
-import { startStripeFake, type StripeFake } from "../testing/stripe-fake";
+import { idem } from "../../testing/api";
+import { startStripeFake, type StripeFake } from "../../testing/stripe-fake";
 import { paymentAttemptJob } from "./payment-attempt-job";
 import { paymentReadJob } from "./payment-read-job";
 import { expireHoldsJob, flagUnknownPaymentsJob } from "./payment-sweeps";
@@ -19,7 +19,7 @@ import {
   paymentAction,
   readPayment,
   type PaymentsProject,
-} from "./testing";
+} from "../../testing/payments";
 
 // The real `stripe` SDK (through the card processor) against the local Stripe fake over HTTP.
 let fake: StripeFake;

@@ -1,16 +1,16 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../db";
-import { aBill } from "../bills/testing";
+import { aBill } from "../../testing/bills";
 import { BACKGROUND_JOBS } from "../background-jobs";
 import { runJobsNow, startedJobsSettled } from "../jobs/run-now";
-import { call, idem } from "../testing/api";
-import { startStripeFake, type FakeEvent, type StripeFake } from "../testing/stripe-fake";
+import { call, idem } from "../../testing/api";
+import { startStripeFake, type FakeEvent, type StripeFake } from "../../testing/stripe-fake";
 import { PAYMENT_WAIT_MS } from "./await-attempts";
 import { capturePayment } from "./capture-payment";
 import { paymentAttemptJob } from "./payment-attempt-job";
 import { cardProcessor, usePaymentProcessors } from "./processors";
 import { STRIPE_CALL_TIMEOUT_MS } from "./processors/stripe";
-import { receiveStripeWebhook } from "./stripe-webhook";
+import { receiveStripeWebhook } from "../http/stripe-webhook";
 import {
   aConnectedAccount,
   aPaymentsProject,
@@ -21,7 +21,7 @@ import {
   paymentAction,
   readPayment,
   type PaymentsProject,
-} from "./testing";
+} from "../../testing/payments";
 
 // Issue 21, point 1 (and the hold's deadline of point 13): every in-flight payment operation is
 // followed to the end. The real `stripe` SDK against the HTTP-level Stripe fake.

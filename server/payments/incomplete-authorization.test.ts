@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../db";
-import { aBill, startBill } from "../bills/testing";
-import { startStripeFake, type StripeFake } from "../testing/stripe-fake";
+import { aBill, startBill } from "../../testing/bills";
+import { startStripeFake, type StripeFake } from "../../testing/stripe-fake";
 import { simulatorProcessor, usePaymentProcessors } from "./processors";
 import { actOnSimulatorCheckout, simulatorCheckoutView } from "./simulator-page";
-import { receiveStripeWebhook } from "./stripe-webhook";
+import { receiveStripeWebhook } from "../http/stripe-webhook";
 import {
   aConnectedAccount,
   aPaymentsProject,
@@ -16,7 +16,7 @@ import {
   paymentAction,
   readPayment,
   type PaymentsProject,
-} from "./testing";
+} from "../../testing/payments";
 
 // Spec section 4, managed paid charging rule 8: an incomplete hold stays pending with
 // next_action {type: reconcile, reason: incomplete_authorization}, funds neither a start nor a

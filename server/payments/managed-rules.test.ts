@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { db } from "../db";
-import { aBill, chargingTokenOf, finalize } from "../bills/testing";
-import { aPaymentsProject, authorize } from "./testing";
+import { aBill, chargingTokenOf, finalize } from "../../testing/bills";
+import { aPaymentsProject, authorize } from "../../testing/payments";
 
 // The 409s and 422s of spec section 4, "Managed paid charging (rules)", that no other test file
 // reached (the rest are in server/bills/bills.test.ts, ocpp/bills.test.ts, payments.test.ts,

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { db } from "../db";
-import { aBill } from "../bills/testing";
-import { call, idem } from "../testing/api";
-import { anotherKey } from "../testing/builders";
+import { aBill } from "../../testing/bills";
+import { call, idem } from "../../testing/api";
+import { anotherKey } from "../../testing/builders";
 import { simulatorProcessor, usePaymentProcessors, cardProcessor } from "./processors";
 import { createStripeProcessor } from "./processors/stripe";
 import { refundPayment } from "./refund-payment";
@@ -16,7 +16,7 @@ import {
   finalizeSimulated,
   paymentAction,
   readPayment,
-} from "./testing";
+} from "../../testing/payments";
 
 describe("the simulator's managed flow", () => {
   it("authorizes through the hosted checkout, captures exactly the final bill, refunds once", async () => {

@@ -7,7 +7,7 @@ import { priceSession } from "./engine";
 import { PricingError } from "./errors";
 import { quoteSession } from "./quote";
 import type { ChargingPeriodsSession } from "./session";
-import { aMeterSession, aTariff } from "./testing";
+import { aMeterSession, aTariff } from "../../testing/pricing";
 
 const energyOnly = (price: number, extra: object = {}) =>
   aTariff({ elements: [{ price_components: [{ type: "ENERGY", price, ...extra }] }] });

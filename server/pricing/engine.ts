@@ -18,6 +18,7 @@ import {
   roundToStep,
 } from "./billing";
 import { PricingError } from "./errors";
+import { iso } from "./iso";
 import { type Period, buildPeriods } from "./periods";
 import {
   type PricedDimension,
@@ -236,7 +237,7 @@ function checkValidity(tariff: CompiledTariff, startMs: number): void {
   const before = v.from !== undefined && startMs < v.from;
   const after = v.until !== undefined && startMs >= v.until;
   if (!before && !after) return;
-  const iso = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString());
+  const orNull = (ms: number | undefined) => (ms === undefined ? null : iso(ms));
   const window = [
     v.from !== undefined ? `from ${iso(v.from)}` : null,
     v.until !== undefined ? `until ${iso(v.until)}` : null,
@@ -244,7 +245,7 @@ function checkValidity(tariff: CompiledTariff, startMs: number): void {
   throw new PricingError(
     "tariff_not_valid_at",
     `The tariff is valid ${window.join(" ")} (end exclusive); the session started at ${iso(startMs)}, ${before ? "before" : "after"} that.`,
-    { valid_from: iso(v.from), valid_until: iso(v.until), session_started_at: iso(startMs) },
+    { valid_from: orNull(v.from), valid_until: orNull(v.until), session_started_at: iso(startMs) },
   );
 }
 

@@ -15,6 +15,7 @@ export {
   ocpiTariffFields,
   validateTariff,
 } from "./tariff-schema";
+export { OCPI_TARIFF_FIELDS } from "./ocpi-fields";
 export type {
   Instant,
   MeterReading,

@@ -89,3 +89,8 @@ export const ocpiTariffFields = {
     .optional(),
   last_updated: dateTime.optional(),
 };
+
+/** Their names, in the order a response carries them. */
+export const OCPI_TARIFF_FIELDS = Object.keys(
+  ocpiTariffFields,
+) as (keyof typeof ocpiTariffFields)[];

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { priceSession } from "./engine";
 import type { PricingError } from "./errors";
 import type { ChargingPeriodsSession } from "./session";
-import { aMeterSession, aTariff } from "./testing";
+import { aMeterSession, aTariff } from "../../testing/pricing";
 
 describe("a tariff's validity window (OCPI start_date_time, end_date_time)", () => {
   const tariff = aTariff({

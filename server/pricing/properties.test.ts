@@ -9,7 +9,7 @@ import {
   runsArbitrary,
   startArbitrary,
   tariffArbitrary,
-} from "./arbitraries";
+} from "../../testing/pricing-arbitraries";
 import { applyAdjustments } from "./adjustments";
 import { exactCosts, priceSession } from "./engine";
 import { PRICED_DIMENSIONS, type PriceResult } from "./price-result";

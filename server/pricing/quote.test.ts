@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { PricingError } from "./errors";
 import { isComplex, priceSummary, pricingSummary, quoteSession } from "./quote";
-import { aTariff } from "./testing";
+import { aTariff } from "../../testing/pricing";
 
 describe("isComplex", () => {
   it("is false for a rate or its one-element equivalent, true otherwise", () => {

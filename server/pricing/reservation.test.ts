@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { priceSession } from "./engine";
 import { priceSummary, pricingSummary, quoteSession } from "./quote";
 import type { ChargingPeriodsSession, MeterSession } from "./session";
-import { aMeterSession, aTariff } from "./testing";
+import { aMeterSession, aTariff } from "../../testing/pricing";
 
 const reservationTariff = aTariff({
   elements: [

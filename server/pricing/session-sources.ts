@@ -3,6 +3,7 @@
  * start to its end, plus the reservation before it (./session.ts classifies the intervals).
  */
 import { PricingError } from "./errors";
+import { iso } from "./iso";
 import type { PricingWarning } from "./price-result";
 import { type Rational, exact, int, mul, rat, roundHalfUp } from "./rational";
 import type {
@@ -177,7 +178,6 @@ function reservationPrefix(
 }
 
 function earlyPeriod(field: string, from: number, declared: number): PricingWarning {
-  const iso = (ms: number) => new Date(ms).toISOString();
   const seconds = (declared - from) / 1000;
   return {
     code: "charging_period_before_start",

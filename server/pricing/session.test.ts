@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { PricingError } from "./errors";
 import { type ChargingPeriodsSession, type MeterSession, deriveActivity } from "./session";
-import { aMeterSession } from "./testing";
+import { aMeterSession } from "../../testing/pricing";
 
 const kinds = (session: Parameters<typeof deriveActivity>[0]) =>
   deriveActivity(session).segments.map((s) => [s.kind, (s.end - s.start) / 1000, s.energyWh]);

@@ -1,8 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { tariffArbitrary } from "./arbitraries";
+import { tariffArbitrary } from "../../testing/pricing-arbitraries";
 import { type TariffSnapshot, validateTariff } from "./tariff-schema";
-import { OCPI_TARIFF } from "./testing";
+import { OCPI_TARIFF } from "../../testing/pricing";
 
 const energy = { type: "ENERGY", price: 0.3, step_size: 1 };
 const complex = (restrictions: object, extra: object = {}) => ({

@@ -33,6 +33,9 @@ export const DAYS_OF_WEEK = [
 ] as const;
 export type DayOfWeek = (typeof DAYS_OF_WEEK)[number];
 
+/** OCPI `reservation` restriction: an element that prices the reservation (used or expired). */
+export const RESERVATION_RESTRICTIONS = ["RESERVATION", "RESERVATION_EXPIRES"] as const;
+
 const LARGEST = 1_000_000; // sanity bound on any decimal quantity
 
 function decimal(places: number) {
@@ -108,7 +111,7 @@ export const restrictionsSchema = z
       .min(1, "must name at least one day")
       .max(7)
       .optional(),
-    reservation: z.enum(["RESERVATION", "RESERVATION_EXPIRES"]).optional(),
+    reservation: z.enum(RESERVATION_RESTRICTIONS).optional(),
   })
   .superRefine((r, ctx) => {
     if (r.start_time !== undefined && r.start_time === r.end_time) {

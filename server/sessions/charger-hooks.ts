@@ -1,5 +1,6 @@
 import { asChargingToken } from "../bills/charging-token";
 import { lockBillRow } from "../bills/lock-bill";
+import type { TransactionHooks } from "../charger-reports/transaction-hooks";
 import type { ChargerContext } from "../charging/connections";
 import type { DbTx } from "../db";
 import type { Transaction } from "../generated/prisma/client";
@@ -67,6 +68,17 @@ export async function sessionTransactionEnded(tx: DbTx, transaction: Transaction
   });
   if (bill?.sessionId) await syncSessionStatus(tx, bill.sessionId);
 }
+
+/**
+ * What an external session does when a charger reports on a transaction: its status follows its
+ * bill's. Registered after the bills' hooks (`server/domains.ts`): it reads what they decided.
+ */
+export const sessionTransactionHooks: TransactionHooks = {
+  domain: "sessions",
+  onTransactionStarted: sessionTransactionSeen,
+  onTokenLearned: sessionTransactionSeen,
+  onTransactionEnded: sessionTransactionEnded,
+};
 
 async function flagSession(tx: DbTx, sessionId: string, flag: ReconciliationReason) {
   await tx.$executeRaw`

@@ -1,4 +1,4 @@
-import { kwhFromWh } from "../charging/meter-values";
+import { kwhFromWh } from "../charging/kwh-from-wh";
 import type { SettlementReport } from "../generated/prisma/client";
 import type { OperationStatus } from "../operations/operation-schema";
 import { deriveStatus, reconciliationReasons, type SessionFacts } from "./session-facts";

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { finalize as finalizeBill, startBill } from "../bills/testing";
+import { finalize as finalizeBill, startBill } from "../../testing/bills";
 import { db } from "../db";
-import { call, idem } from "../testing/api";
-import { aStation, anotherKey } from "../testing/builders";
+import { call, idem } from "../../testing/api";
+import { aStation, anotherKey } from "../../testing/builders";
 import {
   aSession,
   aSessionProject,
@@ -11,7 +11,7 @@ import {
   sessionsPath,
   sessionVerb,
   statusMoves,
-} from "./testing";
+} from "../../testing/sessions";
 
 const refs = {
   application_reference: "booking-42",

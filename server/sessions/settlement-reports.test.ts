@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { db } from "../db";
-import { call, idem } from "../testing/api";
-import { anotherKey } from "../testing/builders";
-import { aSession, aSessionProject, sessionsPath, sessionVerb } from "./testing";
+import { call, idem } from "../../testing/api";
+import { anotherKey } from "../../testing/builders";
+import { aSession, aSessionProject, sessionsPath, sessionVerb } from "../../testing/sessions";
 
 /** A final simulated session of 350 (10 kWh at 35 c/kWh). */
 async function aFinalSession() {

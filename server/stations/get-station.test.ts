@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { db } from "../db";
-import { aStation, aTenantWithKey } from "../testing/builders";
+import { aStation, aTenantWithKey } from "../../testing/builders";
 import { findStationRow } from "./get-station";
 import { stationInclude } from "./present-station";
 

@@ -1,6 +1,6 @@
 import { db as defaultDb, type DbTx } from "../db";
 import { notFound } from "../errors";
-import { presentFault } from "../charging/record-status";
+import { presentFault } from "../charging/present-fault";
 import { toPage, type Pagination } from "../lib/pagination";
 
 export type ListStationFaultsOptions = {

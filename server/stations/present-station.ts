@@ -1,6 +1,6 @@
 import { env } from "../env";
-import { presentFault } from "../charging/record-status";
-import type { ConnectorStatus } from "../charging/connector-status";
+import { presentFault } from "../charging/present-fault";
+import type { ConnectorStatus } from "../charger-reports/connector-status";
 import type { Connector, Evse, Fault, Station } from "../generated/prisma/client";
 import type { StationResource } from "./station-schema";
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { CONNECTOR_STATUSES } from "../charging/connector-status";
+import { CONNECTOR_STATUSES } from "../charger-reports/connector-status";
 import { externalReference } from "../locations/location-schema";
 import { resourceId } from "../lib/int4";
 

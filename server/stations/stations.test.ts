@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { db } from "../db";
-import { call, idem } from "../testing/api";
-import { aLocation, aStation, aTenantWithKey, uniqueStationName } from "../testing/builders";
+import { call, idem } from "../../testing/api";
+import { aLocation, aStation, aTenantWithKey, uniqueStationName } from "../../testing/builders";
 
 describe("stations", () => {
   it("registers a station with connectors that have their own IDs and the default connection_url", async () => {

@@ -8,6 +8,7 @@ import { isComplex, validateTariff, type TariffSnapshot } from "../pricing";
 import { isUniqueViolation } from "../lib/unique-violation";
 import { presentTariff } from "./present-tariff";
 import { tariffMetaSchema } from "./tariff-schema";
+import { tariffSnapshot } from "./tariff-snapshot";
 
 const META_KEYS = ["name", "external_reference"] as const;
 
@@ -146,7 +147,7 @@ export async function updateTariff({
 }) {
   await db.$queryRaw`SELECT id FROM tariffs WHERE id = ${tariffId} AND tenant_id = ${tenantId} FOR UPDATE`;
   const { row, current } = await load(db, tenantId, tariffId);
-  const previous = current.snapshot as unknown as TariffSnapshot;
+  const previous = tariffSnapshot(current);
   if (isComplex(previous) && "rate_minor_per_kwh" in body && !("elements" in body)) {
     throw new DomainError(
       "tariff_complex",

@@ -1,7 +1,8 @@
 import type { Tariff, TariffVersion } from "../generated/prisma/client";
 import type { ApiVersion } from "../versions";
-import { isComplex, pricingSummary, type TariffSnapshot } from "../pricing";
+import { isComplex, OCPI_TARIFF_FIELDS, pricingSummary, type TariffSnapshot } from "../pricing";
 import type { TariffResource } from "./tariff-schema";
+import { tariffSnapshot } from "./tariff-snapshot";
 
 /**
  * A complex tariff's base energy rate, for 2026-10-14 clients that cannot see elements: the
@@ -35,19 +36,6 @@ function elementsOf(t: TariffSnapshot) {
   );
 }
 
-/** OCPI 2.2.1 Tariff fields kept as sent and returned in 2026-10-15 responses (null when absent). */
-const OCPI_FIELDS = [
-  "type",
-  "tariff_alt_url",
-  "start_date_time",
-  "end_date_time",
-  "energy_mix",
-  "tax_included",
-  "country_code",
-  "party_id",
-  "last_updated",
-] as const;
-
 /**
  * Tariffs per version (spec section 9): 2026-10-15 responses carry `elements`, `tariff_alt_text`,
  * `rules`, `time_zone`, the price bounds and the OCPI fields; 2026-10-14 responses do not, and
@@ -58,7 +46,7 @@ export function presentTariff(
   current: TariffVersion,
   version: ApiVersion,
 ): TariffResource {
-  const t = current.snapshot as unknown as TariffSnapshot;
+  const t = tariffSnapshot(current);
   const base: TariffResource = {
     id: row.id,
     tenant_id: row.tenantId,
@@ -81,6 +69,7 @@ export function presentTariff(
     time_zone: t.time_zone ?? null,
     min_price: t.min_price ?? null,
     max_price: t.max_price ?? null,
-    ...Object.fromEntries(OCPI_FIELDS.map((k) => [k, t[k] ?? null])),
+    // OCPI 2.2.1 Tariff fields kept as sent and returned in 2026-10-15 responses (null when absent)
+    ...Object.fromEntries(OCPI_TARIFF_FIELDS.map((k) => [k, t[k] ?? null])),
   };
 }

@@ -13,6 +13,7 @@ import {
 import type { ChargingPeriod } from "../pricing";
 import { loadTariff, parseTariffBody } from "./manage-tariffs";
 import type { priceResultSchema, quoteBody, simulateBody } from "./tariff-schema";
+import { tariffSnapshot } from "./tariff-snapshot";
 
 type PricedAnswer = z.infer<typeof priceResultSchema>;
 
@@ -49,7 +50,7 @@ export async function quoteTariff({
   db?: DbTx;
 }): Promise<PricedAnswer> {
   const { current } = await loadTariff(db, tenantId, tariffId);
-  const tariff = current.snapshot as unknown as TariffSnapshot;
+  const tariff = tariffSnapshot(current);
   const result = priced(() =>
     quoteSession(tariff, {
       energy_wh: input.energy_wh,
@@ -82,7 +83,7 @@ export async function simulateTariff({
   let version: number | null = null;
   if (input.tariff_id !== undefined) {
     const { current } = await loadTariff(db, tenantId, input.tariff_id);
-    tariff = current.snapshot as unknown as TariffSnapshot;
+    tariff = tariffSnapshot(current);
     version = current.version;
   } else {
     tariff = parseTariffBody(input.tariff ?? {}).snapshot;

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { db } from "../db";
-import { call } from "../testing/api";
-import { aTenantWithKey } from "../testing/builders";
-import { OCPI_TARIFF } from "../pricing/testing";
+import { call } from "../../testing/api";
+import { aTenantWithKey } from "../../testing/builders";
+import { OCPI_TARIFF } from "../../testing/pricing";
 import { priceResultSchema, tariffSchema } from "./tariff-schema";
 
 const complex = {

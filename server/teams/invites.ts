@@ -4,7 +4,7 @@ import { DomainError } from "../errors";
 import type { UserCaller } from "../access/caller";
 import { actsAsOwner, requireTeam, requireTeamRead, teamAccess } from "../access/team-access";
 import { newId } from "../lib/ids";
-import type { TeamRole } from "./roles";
+import type { TeamRole } from "../access/roles";
 import { teamRoleSchema } from "./team-schema";
 
 export const INVITE_TTL_DAYS = 7;

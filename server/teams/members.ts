@@ -3,7 +3,7 @@ import type { Db, DbTx } from "../db";
 import { DomainError } from "../errors";
 import type { UserCaller } from "../access/caller";
 import { actsAsOwner, requireTeam, teamAccess } from "../access/team-access";
-import type { TeamRole } from "./roles";
+import type { TeamRole } from "../access/roles";
 import { teamRoleSchema } from "./team-schema";
 
 export const memberSchema = z.object({

@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { DbTx } from "../db";
 import type { UserCaller } from "../access/caller";
 import { myInvites } from "./my-invites";
-import { scopesOf, type TeamRole } from "./roles";
+import { scopesOf, type TeamRole } from "../access/roles";
 import { teamRoleSchema } from "./team-schema";
 
 export const teamSchema = z.object({

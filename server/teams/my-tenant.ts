@@ -2,7 +2,7 @@ import type { Db } from "../db";
 import { DomainError } from "../errors";
 import type { UserCaller } from "../access/caller";
 import { teamAllows } from "../access/team-access";
-import { scopesOf } from "./roles";
+import { scopesOf } from "../access/roles";
 import { presentTenant } from "./projects";
 
 /**

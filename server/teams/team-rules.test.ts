@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { db } from "../db";
-import { call } from "../testing/api";
-import { aTenantWithKey } from "../testing/builders";
-import { aMember, aUser } from "../testing/users";
+import { call } from "../../testing/api";
+import { aTenantWithKey } from "../../testing/builders";
+import { aMember, aUser } from "../../testing/users";
 
 const counts = async () => ({
   teams: await db().team.count(),

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { db } from "../db";
-import { call, idem } from "../testing/api";
-import { aLocationBody, aTenantWithKey } from "../testing/builders";
-import { aMember, aUser } from "../testing/users";
+import { call, idem } from "../../testing/api";
+import { aLocationBody, aTenantWithKey } from "../../testing/builders";
+import { aMember, aUser } from "../../testing/users";
 
 const counts = async () => ({ teams: await db().team.count(), tenants: await db().tenant.count() });
 

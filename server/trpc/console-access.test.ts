@@ -1,10 +1,10 @@
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { describe, expect, it } from "vitest";
-import { ROLE_SCOPES, TEAM_ROLES, type TeamRole } from "../teams/roles";
-import { call, idem } from "../testing/api";
-import { aLocationBody, aStation, aTenantWithKey } from "../testing/builders";
-import { callerOf, consoleAs } from "../testing/console";
-import { aMember, aUser, type TestUser } from "../testing/users";
+import { ROLE_SCOPES, TEAM_ROLES, type TeamRole } from "../access/roles";
+import { call, idem } from "../../testing/api";
+import { aLocationBody, aStation, aTenantWithKey } from "../../testing/builders";
+import { callerOf, consoleAs } from "../../testing/console";
+import { aMember, aUser, type TestUser } from "../../testing/users";
 import { ConsoleApiError } from "./init";
 import type { ConsoleOperation } from "./operations";
 import { appRouter } from "./router";

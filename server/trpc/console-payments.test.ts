@@ -3,10 +3,10 @@ import {
   finalizeSimulated,
   aPaymentsProject,
   anAuthorizedSimulatedPayment,
-} from "../payments/testing";
-import { call, idem } from "../testing/api";
-import { consoleAs } from "../testing/console";
-import { aMember } from "../testing/users";
+} from "../../testing/payments";
+import { call, idem } from "../../testing/api";
+import { consoleAs } from "../../testing/console";
+import { aMember } from "../../testing/users";
 import { PLAIN } from "../../components/console/pages/payment-rules";
 import { ConsoleApiError } from "./init";
 

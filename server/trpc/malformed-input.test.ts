@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { db } from "../db";
 import { userCaller } from "../access/caller";
-import { aTenantWithKey } from "../testing/builders";
-import { overTheWire } from "../testing/console";
+import { aTenantWithKey } from "../../testing/builders";
+import { overTheWire } from "../../testing/console";
 import { MAX_BODY_BYTES } from "../http/body";
 import { ConsoleApiError } from "./init";
 import { appRouter } from "./router";

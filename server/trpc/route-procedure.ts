@@ -22,7 +22,7 @@ function routeNamed<Id extends ResourceRoute["operationId"]>(id: Id): Named<Id> 
  * runs too (tenant access, role scopes, parsing, idempotency, the service, its presenter,
  * `afterCommit`), and returns its body as the route's response schema types it. That type holds
  * because every /v1 answer in the test suite is parsed with the same schema
- * (server/testing/api.ts).
+ * (testing/api.ts).
  */
 async function runRoute<R extends ResourceRoute>(
   def: R,

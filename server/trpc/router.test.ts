@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { allRoutes } from "../http/routes";
-import { aLocationBody, aStation, aTenantWithKey } from "../testing/builders";
-import { consoleAs, overTheWire } from "../testing/console";
-import { aMember, aUser } from "../testing/users";
+import { aLocationBody, aStation, aTenantWithKey } from "../../testing/builders";
+import { consoleAs, overTheWire } from "../../testing/console";
+import { aMember, aUser } from "../../testing/users";
 import { ConsoleApiError } from "./init";
 import { v1Procedures } from "./operations";
 import { appRouter } from "./router";

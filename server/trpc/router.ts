@@ -2,7 +2,7 @@ import { z } from "zod";
 import { db } from "../db";
 import { DomainError } from "../errors";
 import { resolveTenantAccess } from "../access/tenant-access";
-import { isPlatformRole } from "../teams/roles";
+import { isPlatformRole } from "../access/roles";
 import { teamAllows } from "../access/team-access";
 import { resourceId } from "../lib/int4";
 import { myContext } from "../teams/my-context";

@@ -6,7 +6,7 @@ import os from "node:os";
 import path from "node:path";
 import type { TLSSocket } from "node:tls";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { selfSignedCertificate } from "../testing/certificates";
+import { selfSignedCertificate } from "../../testing/certificates";
 import { closeConnections } from "./connections";
 import { sendAttempt } from "./send-attempt";
 

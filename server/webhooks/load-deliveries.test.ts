@@ -5,7 +5,7 @@ import { presentEvent } from "../events/present-event";
 import { Prisma } from "../generated/prisma/client";
 import { runJobsNow } from "../jobs/run-now";
 import { seal } from "../lib/secret-box";
-import { aTenantWithKey } from "../testing/builders";
+import { aTenantWithKey } from "../../testing/builders";
 import { deliveryJob } from "./deliver-webhook";
 import {
   deliveriesStatement,
@@ -13,7 +13,7 @@ import {
   loadDeliveries,
   type DeliveryKey,
 } from "./load-deliveries";
-import { aReceiver } from "./testing";
+import { aReceiver } from "../../testing/webhooks";
 
 const receivers: Awaited<ReturnType<typeof aReceiver>>[] = [];
 afterAll(async () => {

@@ -4,12 +4,13 @@ import { DomainError, notFound } from "../errors";
 import { appendEvent } from "../events/append-event";
 import type { TenantPrincipal } from "../access/caller";
 import { LATEST_VERSION } from "../versions";
-import { missingScopes, type Scope } from "../keys/scopes";
+import { missingScopes, type Scope } from "../access/scopes";
 import { newId, randomBase62 } from "../lib/ids";
 import { seal } from "../lib/secret-box";
 import { urlProblem } from "./destination";
 import { presentWebhook } from "./present-webhook";
-import { EVENT_TYPES, MAX_ACTIVE_ENDPOINTS, type CreateWebhookInput } from "./webhook-schema";
+import { EVENT_TYPES } from "../events/event-types";
+import { MAX_ACTIVE_ENDPOINTS, type CreateWebhookInput } from "./webhook-schema";
 
 export function urlRules() {
   const e = env();

@@ -1,44 +1,6 @@
 import { z } from "zod";
+import { EVENT_TYPES, eventTypeSchema } from "../events/event-types";
 import { resourceId } from "../lib/int4";
-
-/** Event types an endpoint can subscribe to (spec section 6), and the read scope each needs. */
-export const EVENT_TYPES = {
-  "operation.completed": "stations:read",
-  "charging_session.status_changed": "billing:read",
-  "bill.finalized": "billing:read",
-  /** a bill's transaction ended; data.reason says why (`hold_limit`: the live cap stopped it) */
-  "bill.charging_stopped": "billing:read",
-  /**
-   * a managed bill's running cost passed its hold (the live cap's stop not confirmed: the charger
-   * charges on; or the session ended above it): the bill needs reconciliation
-   */
-  "bill.cap_exceeded": "billing:read",
-  /** payment state changes; data.payment is the payment as /v1 shows it */
-  "payment.authorized": "billing:read",
-  "payment.failed": "billing:read",
-  "payment.captured": "billing:read",
-  "payment.released": "billing:read",
-  "payment.refunded": "billing:read",
-  "payment.expired": "billing:read",
-  "payment.reconciliation_required": "billing:read",
-  /** the processor failed a refund after accepting it; the payment is `captured` again, flagged */
-  "payment.refund_failed": "billing:read",
-  "display.delivery_changed": "stations:read",
-  "webhook.test": "webhooks:read",
-  "station.connected": "stations:read",
-  "station.disconnected": "stations:read",
-  "station.booted": "stations:read",
-  "connector.status_changed": "stations:read",
-  "station.fault_opened": "stations:read",
-  "station.fault_cleared": "stations:read",
-  "meter.sampled": "stations:read",
-  "station.credentials_changed": "stations:read",
-  "station.configuration_changed": "stations:read",
-  /** a key's per-minute limit was changed (PUT /v1/admin/api-keys/{key_id}/rate-limit) */
-  "api_key.rate_limit_changed": "stations:read",
-} as const;
-export type EventType = keyof typeof EVENT_TYPES;
-export const eventTypeSchema = z.enum(Object.keys(EVENT_TYPES) as [EventType, ...EventType[]]);
 
 /** The event types a `stations` filter limits (station, connector, fault and meter events). */
 export const STATION_FILTERED_TYPES = new Set<string>([

@@ -4,13 +4,13 @@ import { db } from "../db";
 import { appendEvent } from "../events/append-event";
 import { presentEvent } from "../events/present-event";
 import { revokeApiKey } from "../keys/revoke-api-key";
-import { call } from "../testing/api";
-import { aStation, aTenantWithKey, anotherKey } from "../testing/builders";
+import { call } from "../../testing/api";
+import { aStation, aTenantWithKey, anotherKey } from "../../testing/builders";
 import { claimJob } from "../jobs/claim";
 import { runJobsNow } from "../jobs/run-now";
 import { deliveryJob, type DeliveryNetwork } from "./deliver-webhook";
 import { urlProblem } from "./destination";
-import { aReceiver } from "./testing";
+import { aReceiver } from "../../testing/webhooks";
 
 // Test mode: deliveries may go to loopback (documented non-production setting).
 process.env.WEBHOOK_ALLOW_PRIVATE_DESTINATIONS = "true";

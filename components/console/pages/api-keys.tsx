@@ -2,7 +2,7 @@
 
 import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
-import { PROJECT_SCOPES, type Scope } from "@/server/keys/scopes";
+import { PROJECT_SCOPES, type Scope } from "@/server/access/scopes";
 import { API_VERSIONS, type ApiVersion } from "@/server/versions";
 import { useProject } from "../context";
 import { useV1Mutation } from "../hooks";

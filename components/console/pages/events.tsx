@@ -2,7 +2,7 @@
 
 import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
-import { EVENT_TYPES } from "@/server/webhooks/webhook-schema";
+import { EVENT_TYPES } from "@/server/events/event-types";
 import { Pager } from "../pager";
 import { useTRPC } from "../trpc";
 import { Button, Empty, PageHeader, QueryState, Table, td, TextField, when } from "../ui";

@@ -3,24 +3,13 @@
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
+import { PAYMENT_STATUSES } from "@/server/payments/payment-schema";
 import { useTRPC } from "../trpc";
 import { Badge, Empty, PageHeader, QueryState, SelectField, Table, oneOf, td, when } from "../ui";
 import { StringPager } from "../pager";
 import { usd } from "./bills";
 
-const STATUSES = [
-  "",
-  "pending",
-  "authorized",
-  "capturing",
-  "captured",
-  "releasing",
-  "released",
-  "refunding",
-  "refunded",
-  "failed",
-  "expired",
-] as const;
+const STATUSES = ["", ...PAYMENT_STATUSES] as const;
 const SERVICES = ["", "simulator", "card"] as const;
 
 /** The project's payments as last recorded (a bill's page reads one again from the processor). */

@@ -3,6 +3,7 @@
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
+import { SESSION_STATUSES } from "@/server/sessions/session-schema";
 import { useTRPC } from "../trpc";
 import type { V1 } from "../hooks";
 import { Badge, Empty, PageHeader, QueryState, SelectField, oneOf, Table, td, when } from "../ui";
@@ -12,17 +13,7 @@ type Session = V1["listChargingSessions"]["data"][number];
 type Report = V1["listChargingSessionSettlementReports"]["data"][number];
 
 const LIVE_MS = 2_000;
-const STATUSES = [
-  "",
-  "created",
-  "starting",
-  "start_unknown",
-  "charging",
-  "stopping",
-  "awaiting_bill",
-  "final",
-  "canceled",
-] as const;
+const STATUSES = ["", ...SESSION_STATUSES] as const;
 
 /** US cents as dollars. */
 export const usd = (minor: number | null | undefined) =>

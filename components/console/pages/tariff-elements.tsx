@@ -1,5 +1,12 @@
 "use client";
 
+import type { z } from "zod";
+import {
+  DAYS_OF_WEEK,
+  DIMENSION_TYPES,
+  type RESERVATION_RESTRICTIONS,
+  type restrictionsSchema,
+} from "@/server/pricing/tariff-schema";
 import type { V1 } from "../hooks";
 import { Button, inputStyles, isRecord } from "../ui";
 
@@ -13,10 +20,8 @@ export type ComplexDraft = {
   max_price: string;
 };
 
-const TYPES = ["ENERGY", "TIME", "PARKING_TIME", "FLAT"];
-const DAYS = ["MONDAY", "TUESDAY", "WEDNESDAY", "THURSDAY", "FRIDAY", "SATURDAY", "SUNDAY"];
 /** Restrictions with a text or number input: [key, label, input type, unit]. */
-const RESTRICTIONS: [string, string, string, string][] = [
+const RESTRICTIONS: [keyof z.input<typeof restrictionsSchema>, string, string, string][] = [
   ["start_time", "From time", "time", ""],
   ["end_time", "To time", "time", ""],
   ["start_date", "From date", "date", ""],
@@ -30,9 +35,9 @@ const RESTRICTIONS: [string, string, string, string][] = [
   ["min_duration", "Min duration", "number", "s"],
   ["max_duration", "Max duration", "number", "s"],
 ];
-const NUMERIC = new Set(RESTRICTIONS.filter(([, , t]) => t === "number").map(([k]) => k));
+const NUMERIC = new Set<string>(RESTRICTIONS.filter(([, , t]) => t === "number").map(([k]) => k));
 /** OCPI `reservation` restriction: which time an element prices. */
-const PRICES: [string, string][] = [
+const PRICES: [(typeof RESERVATION_RESTRICTIONS)[number] | "", string][] = [
   ["", "Sessions"],
   ["RESERVATION", "Reservations (used or expired)"],
   ["RESERVATION_EXPIRES", "Expired reservations first"],
@@ -211,7 +216,7 @@ export function ElementsEditor({
                     value={c.type}
                     onChange={(e) => setC({ type: e.target.value })}
                   >
-                    {TYPES.map((t) => (
+                    {DIMENSION_TYPES.map((t) => (
                       <option key={t}>{t}</option>
                     ))}
                   </select>
@@ -325,7 +330,7 @@ export function ElementsEditor({
             <fieldset className="mt-2">
               <legend className="text-xs font-medium">Days of week</legend>
               <div className="flex flex-wrap gap-2">
-                {DAYS.map((d) => {
+                {DAYS_OF_WEEK.map((d) => {
                   const days = (el.restrictions.day_of_week ?? "").split(",").filter(Boolean);
                   return (
                     <label key={d} className="flex items-center gap-1 text-xs">

@@ -2,6 +2,7 @@
 
 import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
+import { OCPI_TARIFF_FIELDS } from "@/server/pricing/ocpi-fields";
 import { useProject } from "../context";
 import { useV1Mutation, type V1, type V1Input } from "../hooks";
 import { useTRPC } from "../trpc";
@@ -45,15 +46,7 @@ const JSON_FIELDS = [
   "rules",
   "min_price",
   "max_price",
-  "type",
-  "tariff_alt_url",
-  "start_date_time",
-  "end_date_time",
-  "energy_mix",
-  "tax_included",
-  "country_code",
-  "party_id",
-  "last_updated",
+  ...OCPI_TARIFF_FIELDS,
 ] as const;
 const BOUNDS: Record<string, string> = {
   min_price: "Minimum price",

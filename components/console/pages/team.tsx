@@ -3,7 +3,7 @@
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
-import { TEAM_ROLES, type TeamRole } from "@/server/teams/roles";
+import { TEAM_ROLES, type TeamRole } from "@/server/access/roles";
 import { useMe } from "../context";
 import { useV1Mutation } from "../hooks";
 import { useTRPC } from "../trpc";

@@ -2,7 +2,7 @@
 
 import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
-import { eventTypeSchema, type EventType } from "@/server/webhooks/webhook-schema";
+import { eventTypeSchema, type EventType } from "@/server/events/event-types";
 import { useProject } from "../context";
 import { useV1Mutation, type V1 } from "../hooks";
 import { useTRPC } from "../trpc";

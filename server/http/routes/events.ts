@@ -4,7 +4,7 @@ import {
   listWorkspaceEvents,
   workspaceEventSchema,
   workspaceOf,
-} from "../../events/workspace-events";
+} from "../../teams/workspace-events";
 import { resourceIdQuery } from "../../lib/int4";
 import { paginationQuery } from "../../lib/pagination";
 import { tenantParams } from "../params";

@@ -1,8 +1,10 @@
+// every domain's operation kinds and charger-transaction hooks, before anything uses them
+import "../../domains";
 import { env } from "../../env";
-import { buildOpenApiDocument } from "../../openapi/build-document";
+import { buildOpenApiDocument } from "../openapi-document";
 import type { RouteDef } from "../route";
 import { createRouter } from "../router";
-import { meteredV1 } from "../../metrics/v1";
+import { meteredV1 } from "../metered-v1";
 import { apiKeyRoutes } from "./api-keys";
 import { billRoutes } from "./bills";
 import { chargingSessionRoutes } from "./charging-sessions";

@@ -1,13 +1,13 @@
 import { z } from "zod";
 import { env } from "../../env";
-import { PROJECT_SCOPES } from "../../keys/scopes";
+import { PROJECT_SCOPES } from "../../access/scopes";
 import { DEFAULT_RATE_LIMIT_PER_MINUTE } from "../../keys/create-api-key";
 import { RATE_LIMIT_MAX, RATE_LIMIT_MIN } from "../../keys/set-rate-limit";
 import { DomainError } from "../../errors";
 import { MAX_BODY_BYTES } from "../body";
 import { IDEMPOTENCY_TTL_HOURS } from "../idempotency";
 import { defineRoute, type RouteDef } from "../route";
-import { accessSchema, describeAccess } from "../../access/describe-access";
+import { accessSchema, describeAccess } from "../../teams/describe-access";
 import { API_VERSIONS, LATEST_VERSION, VERSION_STATUS } from "../../versions";
 
 const tag = "Getting started";

@@ -1,14 +1,14 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { db } from "../../db";
-import { aBill } from "../../bills/testing";
+import { aBill } from "../../../testing/bills";
 import { defineJob } from "../../jobs/define-job";
 import { runJobsNow, startedJobsSettled } from "../../jobs/run-now";
-import { call } from "../../testing/api";
-import { startStripeFake, type FakeEvent, type StripeFake } from "../../testing/stripe-fake";
-import { accessTokenFor } from "../../testing/users";
+import { call } from "../../../testing/api";
+import { startStripeFake, type FakeEvent, type StripeFake } from "../../../testing/stripe-fake";
+import { accessTokenFor } from "../../../testing/users";
 import { cardProcessor, usePaymentProcessors } from "../processors";
 import { createStripeProcessor } from "../processors/stripe";
-import { receiveStripeWebhook } from "../stripe-webhook";
+import { receiveStripeWebhook } from "../../http/stripe-webhook";
 import {
   aConnectedAccount,
   aPaymentsProject,
@@ -16,7 +16,7 @@ import {
   cardOverFake,
   paymentAction,
   readPayment,
-} from "../testing";
+} from "../../../testing/payments";
 import { accountAttemptJob, newAccountAttempt } from "./account-attempt-job";
 
 // Issue 21: creating a connected account is journaled like every processor call (point 1), a

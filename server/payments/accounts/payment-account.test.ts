@@ -1,10 +1,10 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../../db";
 import { env } from "../../env";
-import { call } from "../../testing/api";
-import { aTenantWithKey } from "../../testing/builders";
-import { startStripeFake, type StripeFake } from "../../testing/stripe-fake";
-import { accessTokenFor, aMember, aUser } from "../../testing/users";
+import { call } from "../../../testing/api";
+import { aTenantWithKey } from "../../../testing/builders";
+import { startStripeFake, type StripeFake } from "../../../testing/stripe-fake";
+import { accessTokenFor, aMember, aUser } from "../../../testing/users";
 import { usePaymentProcessors } from "../processors";
 import { createStripeProcessor } from "../processors/stripe";
 import { refreshPaymentAccount } from "./refresh-payment-account";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { newKey } from "../../testing/processor-behaviour";
-import { startStripeFake, type StripeFake } from "../../testing/stripe-fake";
+import { newKey } from "../../../testing/processor-behaviour";
+import { startStripeFake, type StripeFake } from "../../../testing/stripe-fake";
 
 // The processors as the product builds them: from the process's configuration alone.
 let fake: StripeFake;

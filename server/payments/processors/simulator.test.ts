@@ -1,11 +1,11 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { db } from "../../db";
-import { aTenantWithKey } from "../../testing/builders";
+import { aTenantWithKey } from "../../../testing/builders";
 import {
   describeProcessorBehaviour,
   expectRefusal,
   newKey,
-} from "../../testing/processor-behaviour";
+} from "../../../testing/processor-behaviour";
 import { createSimulatorProcessor } from "./simulator";
 import type { Checkout, MerchantAccount } from "./types";
 

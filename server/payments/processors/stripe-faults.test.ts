@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { expectRefusal, newKey } from "../../testing/processor-behaviour";
-import { startStripeFake, type StripeFake } from "../../testing/stripe-fake";
+import { expectRefusal, newKey } from "../../../testing/processor-behaviour";
+import { startStripeFake, type StripeFake } from "../../../testing/stripe-fake";
 import { createStripeProcessor, type StripeProcessor } from "./stripe";
 import type { MerchantAccount } from "./types";
 

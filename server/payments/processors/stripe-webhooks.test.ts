@@ -1,8 +1,8 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { newKey } from "../../testing/processor-behaviour";
-import { startStripeFake, type FakeEvent, type StripeFake } from "../../testing/stripe-fake";
+import { newKey } from "../../../testing/processor-behaviour";
+import { startStripeFake, type FakeEvent, type StripeFake } from "../../../testing/stripe-fake";
 import { createStripeProcessor, type StripeProcessor } from "./stripe";
 import type { ParsedWebhook } from "./types";
 

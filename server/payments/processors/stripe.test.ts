@@ -3,8 +3,8 @@ import {
   describeProcessorBehaviour,
   expectRefusal,
   newKey,
-} from "../../testing/processor-behaviour";
-import { startStripeFake, type StripeFake } from "../../testing/stripe-fake";
+} from "../../../testing/processor-behaviour";
+import { startStripeFake, type StripeFake } from "../../../testing/stripe-fake";
 import { createStripeProcessor, type StripeProcessor } from "./stripe";
 import type { MerchantAccount } from "./types";
 

@@ -1,4 +1,4 @@
-import { receiveStripeWebhook } from "@/server/payments/stripe-webhook";
+import { receiveStripeWebhook } from "@/server/http/stripe-webhook";
 
 // Stripe Connect's signed events: verified over the raw body, deduplicated, then read again.
 export const dynamic = "force-dynamic";

@@ -1,5 +1,5 @@
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
-import { currentUser } from "@/server/auth/session";
+import { currentUser } from "@/server/access/current-user";
 import { appRouter } from "@/server/trpc/router";
 
 export const dynamic = "force-dynamic";

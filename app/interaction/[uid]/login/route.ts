@@ -1,4 +1,4 @@
-import { handleLogin } from "@/server/auth/interaction";
+import { handleLogin } from "@/server/http/oidc-interaction";
 
 export const dynamic = "force-dynamic";
 

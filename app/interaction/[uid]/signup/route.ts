@@ -1,4 +1,4 @@
-import { handleSignUp } from "@/server/auth/interaction";
+import { handleSignUp } from "@/server/http/oidc-interaction";
 
 export const dynamic = "force-dynamic";
 

@@ -1,0 +1,34 @@
+/**
+ * Every domain's additions to the registries of the layers below it, in one place (as
+ * `server/http/routes/index.ts` is for routes): the operation kinds (`server/operations/kinds`)
+ * and the charger-transaction hooks (`server/charger-reports/transaction-hooks.ts`). Those layers
+ * know no domain by name; a process has every domain's part once it imported this module, and
+ * each one does so at its entry: the web process through the route table, the ocpp process in
+ * `ocpp/main.ts` and `ocpp/gateway.ts`, the job runner's definitions (`background-jobs.ts`), the
+ * CLI (`cli/admin.ts`) and the tests' setup (`testing/setup-domains.ts`). A registry read before
+ * throws rather than go without a domain.
+ */
+import { billCap } from "./bills/operation-kinds/bill-cap";
+import { billCostUpdate } from "./bills/operation-kinds/bill-cost-update";
+import { billStart } from "./bills/operation-kinds/bill-start";
+import { billTransactionHooks } from "./bills/transaction-hooks";
+import { registerTransactionHooks } from "./charger-reports/transaction-hooks";
+import { registerOperationKinds } from "./operations/kinds";
+import { stationCommand } from "./operations/kinds/station-command";
+import { stationCredentials } from "./operations/kinds/station-credentials";
+import { sessionTransactionHooks } from "./sessions/charger-hooks";
+import { externalStart } from "./sessions/operation-kinds/external-start";
+import { externalStop } from "./sessions/operation-kinds/external-stop";
+
+registerOperationKinds([
+  stationCommand,
+  stationCredentials,
+  billStart,
+  billCostUpdate,
+  billCap,
+  externalStart,
+  externalStop,
+]);
+
+// In this order: a session's hooks read what its bill's decided (whether it took the transaction).
+registerTransactionHooks([billTransactionHooks, sessionTransactionHooks]);
