@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, expect, it, vi } from "vitest";
 import { db } from "../../db";
 import { runJobsNow } from "../../jobs/run-now";
-import { call } from "../../testing/api";
-import { startStripeFake, type StripeFake } from "../../testing/stripe-fake";
-import { accessTokenFor } from "../../testing/users";
+import { call } from "../../../testing/api";
+import { startStripeFake, type StripeFake } from "../../../testing/stripe-fake";
+import { accessTokenFor } from "../../../testing/users";
 import { usePaymentProcessors } from "../processors";
-import { aPaymentsProject, cardOverFake } from "../testing";
+import { aPaymentsProject, cardOverFake } from "../../../testing/payments";
 import { accountAttemptJob } from "./account-attempt-job";
 
 // In the product a job runner (the ocpp process's) is woken by the job's insert and can claim the
