@@ -31,7 +31,7 @@ const PASSWORD = "storm-password-000001";
 const RETRY = { firstMs: 1_000, maxMs: 15_000 };
 /**
  * Projects the chargers are spread over (round-robin). One is an operator's fleet; every event
- * of one project takes its counter row in turn (ARCHITECTURE.md, Locks), so more projects show
+ * of one project takes its counter row in turn (server/db/README.md), so more projects show
  * what the handshake itself costs.
  */
 const TENANTS = Number(process.env.BENCH_TENANTS ?? 1);

@@ -5,9 +5,9 @@ import { appendBillEvent } from "./bill-events";
 import { billInclude } from "./present-bill";
 
 /**
- * How the live cap keeps stopping a charger until its transaction ends (ARCHITECTURE.md, Bills:
- * live cap). Every call is a `bill.cap` operation (journaled, sent by the gateway holding the
- * socket, after the commit that wrote it); the cap's sweep (`cap-sweep.ts`, a cron job) decides
+ * How the live cap keeps stopping a charger until its transaction ends (server/bills/README.md,
+ * "The cap holds"). Every call is a `bill.cap` operation (journaled, sent by the gateway holding
+ * the socket, after the commit that wrote it); the cap's sweep (`cap-sweep.ts`, a cron job) decides
  * when the next one is due, from rows alone, so a gateway or runner restart loses nothing.
  */
 

@@ -3,7 +3,7 @@ import { lockStation } from "../db/locks";
 import { billInclude, type BillRow } from "./present-bill";
 
 /**
- * Locks a tenant's bill for a change, in the lock order (ARCHITECTURE.md, Locks): a `csms` bill's
+ * Locks a tenant's bill for a change, in the lock order (server/db/README.md): a `csms` bill's
  * station row first, then the bill row. Every transaction that locks or writes a csms bill takes
  * its station first, so a charger's message (which holds the station, and may have appended
  * events before it reaches the bill) never waits in a cycle with a request that holds the bill,

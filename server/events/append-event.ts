@@ -25,7 +25,7 @@ export type AppendEventOptions = {
  * previous holder committed or rolled back, wherever in its transaction it took the lock).
  * `station_sequence` likewise comes from the station row (+1 per station event).
  *
- * Lock order, for every transaction (ARCHITECTURE.md, Locks); taking them in one order is what
+ * Lock order, for every transaction (server/db/README.md); taking them in one order is what
  * keeps two transactions from each holding what the other waits for:
  *   1. the /v1 request's idempotency record (an idempotent route's first statement);
  *   2. the station row (`lockStation`, or the UPDATE that writes it), before any row of that

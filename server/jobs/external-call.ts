@@ -3,7 +3,7 @@ import { inTransaction } from "../db/retry";
 import type { JobContext, Outcome, Settled } from "./define-job";
 
 /*
- * The external-call pattern (ARCHITECTURE.md, "Calls to other systems"), for every call to a
+ * The external-call pattern (server/jobs/README.md, "Calls to other systems"), for every call to a
  * charger, a payment provider, a DNS resolver or a webhook receiver:
  *
  * 1. The request's transaction writes an attempt row (the domain's record: a webhook delivery, a

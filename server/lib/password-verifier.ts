@@ -3,8 +3,8 @@ import { env } from "../env";
 
 /**
  * A fast, keyed verifier of a station's connection password, kept beside its scrypt hash so a
- * reconnecting charger needs no scrypt (ARCHITECTURE.md, "Password guessing"): HMAC-SHA256, under
- * a key derived from SECRET_KEY (which is never in the database), of the station's id, its
+ * reconnecting charger needs no scrypt (ocpp/README.md, "Reconnects skip scrypt"): HMAC-SHA256,
+ * under a key derived from SECRET_KEY (which is never in the database), of the station's id, its
  * current password hash and the password. It matches only while that hash is the station's, so
  * writing a new hash invalidates it on every gateway at once. Without SECRET_KEY there is no key
  * and every check is a scrypt.

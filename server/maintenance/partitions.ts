@@ -4,13 +4,14 @@ import { log } from "../log";
 type Period = "day" | "month";
 
 /**
- * The time-partitioned tables (migration `time_partitions`; ARCHITECTURE.md, Data). Each is RANGE
- * partitioned on `column`, one partition `<parent>_pYYYYMMDD` (day) or `_pYYYYMM` (month) per
- * period in UTC, plus `<parent>_default` for any row no partition takes. Periods follow the
- * row rates and retention: a day of charger messages (kept 24 h) or meter.sampled events (kept
- * 7 days) is what retention drops at once; meter samples and kept events are never dropped, so
- * a month bounds the partition count (a query without the time key visits every partition).
- * `ahead` periods past the current one exist at all times while the job runs hourly.
+ * The time-partitioned tables (migration `time_partitions`; server/maintenance/README.md, "Time
+ * partitions"). Each is RANGE partitioned on `column`, one partition `<parent>_pYYYYMMDD` (day) or
+ * `_pYYYYMM` (month) per period in UTC, plus `<parent>_default` for any row no partition takes.
+ * Periods follow the row rates and retention: a day of charger messages (kept 24 h) or
+ * meter.sampled events (kept 7 days) is what retention drops at once; meter samples and kept events
+ * are never dropped, so a month bounds the partition count (a query without the time key visits
+ * every partition). `ahead` periods past the current one exist at all times while the job runs
+ * hourly.
  */
 export const PARTITIONED_TABLES = [
   { parent: "events_meter_sampled", column: "created_at", period: "day", ahead: 3 },

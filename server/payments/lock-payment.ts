@@ -6,7 +6,7 @@ import { paymentInclude, type PaymentRow } from "./present-payment";
 export type LockedPayment = { bill: BillRow; payment: PaymentRow };
 
 /**
- * Locks a tenant's payment for a change in the lock order (ARCHITECTURE.md, Locks): its bill
+ * Locks a tenant's payment for a change in the lock order (server/db/README.md): its bill
  * (a csms bill's station first, `lockBill`), then the payment row. The payment's bill never
  * changes, so it is read before the locks. Null when the tenant has no such payment.
  */

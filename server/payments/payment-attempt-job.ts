@@ -14,7 +14,7 @@ import { paymentInclude } from "./present-payment";
 import { merchantOf, syncPayment } from "./sync-payment";
 
 /**
- * One processor call of the payments journal (ARCHITECTURE.md, "Calls to other systems"): the
+ * One processor call of the payments journal (server/jobs/README.md, "Calls to other systems"): the
  * job is keyed by its attempt's id, which is also the processor's Idempotency-Key, so every run
  * of it (a retry, a runner that took over a dead one's lease) asks with the same key and the
  * processor acts at most once. The call is made outside any transaction; its outcome is recorded

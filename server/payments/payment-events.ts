@@ -26,7 +26,7 @@ export const EVENT_OF_STATUS: Partial<Record<string, PaymentEventType>> = {
 
 /**
  * Appends a payment event with the payment as /v1 shows it, in the caller's transaction: after
- * the bill and payment rows, the tenant's event counter comes last (ARCHITECTURE.md, Locks).
+ * the bill and payment rows, the tenant's event counter comes last (server/db/README.md).
  */
 export async function appendPaymentEvent(tx: DbTx, type: PaymentEventType, payment: PaymentRow) {
   await appendEvent({

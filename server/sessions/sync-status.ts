@@ -7,7 +7,7 @@ import { deriveStatus, loadSession, type SessionFacts } from "./session-facts";
 import { presentSession } from "./present-session";
 
 /**
- * Locks a tenant's session for a change, in the lock order (ARCHITECTURE.md, Locks): a csms
+ * Locks a tenant's session for a change, in the lock order (server/db/README.md): a csms
  * session's station row, then its bill row, then the session row. Every transaction that writes a
  * csms session or its bill holds the station first, so a charger's message (station → bill →
  * session) and a request never wait on each other in a cycle. A simulated session is never

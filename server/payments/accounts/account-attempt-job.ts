@@ -20,9 +20,9 @@ export const ACCOUNT_CREATION_LIMIT_MS = 23 * 3_600_000;
 const OPEN_PAYMENT_STATUSES = ["pending", "authorized", "capturing", "releasing", "refunding"];
 
 /**
- * One Stripe call about a tenant's payment account (ARCHITECTURE.md, "Calls to other systems"),
- * as the payments journal does it: the attempt row (`payment_account_attempts`) and this job,
- * keyed by the attempt's id, are written in the request's transaction; the job calls Stripe
+ * One Stripe call about a tenant's payment account (server/jobs/README.md, "Calls to other
+ * systems"), as the payments journal does it: the attempt row (`payment_account_attempts`) and this
+ * job, keyed by the attempt's id, are written in the request's transaction; the job calls Stripe
  * outside any transaction with the attempt's id as the Idempotency-Key and records the outcome
  * fenced by its lease; an uncertain outcome is asked again with the same key (its retries, then
  * the follow-up sweep's new jobs, `payment-sweeps.ts`). So a runner that dies between Stripe's
