@@ -42,7 +42,7 @@ const at = (s: number) => new Date(Date.now() - 60_000 + s * 1000).toISOString()
 /**
  * Readings in exponent notation (OCPP 1.6 `value` is a decimal string, 2.x a JSON number that
  * JSON writes as 5.960464477539063e-8 or 1e+21) are read exactly and rounded once to the three
- * decimals kept (server/charging/meter-values.ts): a current of 6e-8 A is "0.000"; a reading of
+ * decimals kept (server/charger-reports/meter-values.ts): a current of 6e-8 A is "0.000"; a reading of
  * 10^15 or more in its unit is unreadable (null). The message is answered and recorded either way.
  */
 describe("meter readings in exponent notation, from strict chargers", () => {

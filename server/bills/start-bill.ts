@@ -16,7 +16,7 @@ export type StartBillOptions = {
 
 /**
  * Starts a `csms` bill (spec section 4, managed paid charging rule 3): a `bill.start` operation
- * (`operations/kinds/bill-start.ts`) that hands the charger the bill's charging token, which the
+ * (`operation-kinds/bill-start.ts`) that hands the charger the bill's charging token, which the
  * service issues (valid under `known_tokens` too) and never shows. Needs an `open` bill (409
  * `bill_not_open`; a simulated one is 409 `bill_simulated`) whose card payment is authorized (409
  * `payment_not_authorized`); an external session's bill is 409 `bill_externally_settled`. The bill is `starting` until the operation's outcome moves it; an
