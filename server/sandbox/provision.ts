@@ -16,11 +16,13 @@ export const SANDBOX_TARIFF_REFERENCE = "sandbox-default";
 /**
  * The sandbox's stations: `sbx-<team id>-<suffix>`. Names are unique across the installation
  * (team ids are), and the `sbx-` prefix is reserved for them (a project's station may not take it).
+ * Twelve connectors in all, so a workspace can run ten sessions at once (an AC hub of eight EVSEs,
+ * a two-EVSE DC charger, a two-connector 1.6 charger); each EVSE has one connector.
  */
 export const SANDBOX_STATIONS = [
-  { suffix: "ac1", connectors: 2, protocol: "ocpp2.0.1", nominalPowerW: 22_000, current: "AC" },
-  { suffix: "dc1", connectors: 1, protocol: "ocpp2.0.1", nominalPowerW: 50_000, current: "DC" },
-  { suffix: "v16", connectors: 1, protocol: "ocpp1.6", nominalPowerW: 11_000, current: "AC" },
+  { suffix: "ac1", connectors: 8, protocol: "ocpp2.0.1", nominalPowerW: 22_000, current: "AC" },
+  { suffix: "dc1", connectors: 2, protocol: "ocpp2.0.1", nominalPowerW: 50_000, current: "DC" },
+  { suffix: "v16", connectors: 2, protocol: "ocpp1.6", nominalPowerW: 11_000, current: "AC" },
 ] as const;
 
 export const sandboxStationName = (teamId: number, suffix: string) => `sbx-${teamId}-${suffix}`;

@@ -51,7 +51,7 @@ export const sandboxRoutes = [
     path: "/v1/locations",
     operationId: "listSandboxLocations",
     summary: "The workspace's sandbox locations, stations and connectors",
-    description: `The sandbox's location ("Sandbox depot") with its three stations (\`sbx-<team id>-ac1\`: OCPP 2.0.1, 2 connectors, 22 kW AC; \`-dc1\`: 2.0.1, 1 connector, 50 kW DC; \`-v16\`: OCPP 1.6, 1 connector, 11 kW AC), each connector with the session holding it, and the default tariff (35 cents per kWh plus 60 cents per hour of charging). They are ordinary rows of the workspace's sandbox tenant: \`GET /v1/tenants/{tenant_id}/stations/{station_id}\` and the rest read them as any project's. Paged as every list: continue with \`after\` = \`next_cursor\`.\n\n${ACCESS}`,
+    description: `The sandbox's location ("Sandbox depot") with its three stations (\`sbx-<team id>-ac1\`: OCPP 2.0.1, 8 EVSEs, 22 kW AC; \`-dc1\`: 2.0.1, 2 EVSEs, 50 kW DC; \`-v16\`: OCPP 1.6, 2 connectors, 11 kW AC: ten sessions can run at once), each connector with the session holding it, and the default tariff (35 cents per kWh plus 60 cents per hour of charging). They are ordinary rows of the workspace's sandbox tenant: \`GET /v1/tenants/{tenant_id}/stations/{station_id}\` and the rest read them as any project's. Paged as every list: continue with \`after\` = \`next_cursor\`.\n\n${ACCESS}`,
     tag,
     auth: "workspace",
     scopes: ["sandbox:read"],
