@@ -198,7 +198,9 @@ test("Taking payments: the hold is taken before the bill is final, and the simul
   await page.goto(payment.next_action.url);
   await page.getByRole("button", { name: /^Approve/ }).click();
   // Back on this machine, at the product's own page.
-  await page.waitForURL(`${product.baseUrl}/pay/return`);
+  await page.waitForURL((url) =>
+    url.href.startsWith(`${product.baseUrl}/pay/return?payment=${payment.id}`),
+  );
   await expect(page.getByRole("heading", { name: "Thank you" })).toBeVisible();
 
   const out = await run(settle);

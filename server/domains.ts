@@ -16,6 +16,7 @@ import { registerTransactionHooks } from "./charger-reports/transaction-hooks";
 import { registerOperationKinds } from "./operations/kinds";
 import { stationCommand } from "./operations/kinds/station-command";
 import { stationCredentials } from "./operations/kinds/station-credentials";
+import { sandboxTransactionHooks } from "./sandbox/transaction-hooks";
 import { sessionTransactionHooks } from "./sessions/charger-hooks";
 import { externalStart } from "./sessions/operation-kinds/external-start";
 import { externalStop } from "./sessions/operation-kinds/external-stop";
@@ -30,5 +31,6 @@ registerOperationKinds([
   externalStop,
 ]);
 
-// In this order: a session's hooks read what its bill's decided (whether it took the transaction).
-registerTransactionHooks([billTransactionHooks, sessionTransactionHooks]);
+// In this order: a session's hooks (external or sandbox) read what its bill's decided (whether it
+// took the transaction, whether it ended).
+registerTransactionHooks([billTransactionHooks, sessionTransactionHooks, sandboxTransactionHooks]);

@@ -97,6 +97,14 @@ export const ERROR_CODES = [
   "settlement_capture_missing",
   "capture_exceeds_bill",
   "refund_exceeds_captures",
+  // sandbox sessions (server/sandbox/README.md, Errors): each says what to do instead
+  "no_free_connector",
+  "session_stopped",
+  "session_already_stopped",
+  "session_not_settled",
+  "session_already_refunded",
+  "card_not_in_sandbox",
+  "sandbox_station_managed",
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -1,5 +1,5 @@
 import { DomainError } from "../errors";
-import type { Scope } from "./scopes";
+import type { Scope, WorkspaceScope } from "./scopes";
 import { isPlatformRole, type PlatformRole } from "./roles";
 import { LATEST_VERSION, type ApiVersion } from "../versions";
 
@@ -46,6 +46,15 @@ export type TenantPrincipal = {
   roles: string[];
   apiVersion: ApiVersion;
   caller: Caller;
+};
+
+/**
+ * A caller resolved to its workspace (a team) and that workspace's sandbox tenant: what every
+ * `workspace` route's handler gets (server/sandbox/README.md). `scopes` are the project scopes
+ * it holds on the sandbox tenant; `workspaceScopes` the sandbox scopes.
+ */
+export type WorkspacePrincipal = TenantPrincipal & {
+  workspaceScopes: Set<WorkspaceScope>;
 };
 
 /** A signed-in user as a caller: for /v1 tokens and console sessions alike. */

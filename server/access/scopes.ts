@@ -24,6 +24,35 @@ export const scopeSchema = z.enum(PROJECT_SCOPES);
 export const WORKSPACE_SCOPES = ["sandbox:read", "sandbox:write"] as const;
 export type WorkspaceScope = (typeof WORKSPACE_SCOPES)[number];
 export const anyScopeSchema = z.enum([...PROJECT_SCOPES, ...WORKSPACE_SCOPES]);
+/**
+ * What a workspace scope grants on its workspace's sandbox tenant's ordinary tenant routes
+ * (`/v1/tenants/{sandbox_tenant_id}/…`; server/sandbox/README.md, Access): `sandbox:read` the
+ * project read scopes, `sandbox:write` the project write, control, billing, refund and webhook
+ * scopes, never `stations:admin` or `settlement:write`. That is what lets an application written
+ * against the sandbox move to a project by changing its key and ids.
+ */
+export const SANDBOX_GRANTS: Record<WorkspaceScope, readonly Scope[]> = {
+  "sandbox:read": ["stations:read", "billing:read", "webhooks:read"],
+  "sandbox:write": [
+    "stations:write",
+    "stations:control",
+    "billing:write",
+    "billing:refund",
+    "webhooks:write",
+    "webhooks:read",
+  ],
+};
+
+/** The project scopes a set of workspace scopes grants on the sandbox tenant. */
+export function sandboxProjectScopes(workspace: Iterable<WorkspaceScope>): Set<Scope> {
+  const result = new Set<Scope>();
+  for (const scope of workspace) for (const granted of SANDBOX_GRANTS[scope]) result.add(granted);
+  return result;
+}
+
+/** A scope a route may require: a project scope (tenant routes) or a workspace scope. */
+export type RouteScope = Scope | WorkspaceScope;
+
 export const isProjectScope = (s: string): s is Scope =>
   (PROJECT_SCOPES as readonly string[]).includes(s);
 export const isWorkspaceScope = (s: string): s is WorkspaceScope =>

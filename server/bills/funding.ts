@@ -3,7 +3,8 @@ import { DomainError } from "../errors";
 import type { BillRow } from "./present-bill";
 
 /**
- * A `csms` bill starts only on a hold that covers it: its `card` payment is `authorized` (the
+ * A `csms` bill starts only on a hold that covers it: its `card` payment (its `simulator` payment
+ * on a workspace's sandbox tenant: server/sandbox/README.md) is `authorized` (the
  * processor confirmed the hold, by webhook or by reading the intent; a checkout redirect is never
  * proof), not flagged for reconciliation and not lapsed (spec section 4, managed paid charging
  * rules 3, 8 and 9). Anything else is 409 `payment_not_authorized`: no payment, a `pending` one
@@ -17,10 +18,16 @@ import type { BillRow } from "./present-bill";
  */
 export async function requireFunding(tx: DbTx, bill: BillRow, now = new Date()) {
   const payment = await tx.payment.findUnique({ where: { billId: bill.id } });
+  // a sandbox tenant's csms bills are funded by the simulator, and only by it
+  const sandbox =
+    (await tx.tenant.findUnique({ where: { id: bill.tenantId }, select: { kind: true } }))?.kind ===
+    "sandbox";
   const reason = !payment
     ? "no_payment"
-    : payment.service !== "card"
-      ? "simulator_payment"
+    : payment.service !== (sandbox ? "simulator" : "card")
+      ? sandbox
+        ? "card_payment"
+        : "simulator_payment"
       : payment.status !== "authorized"
         ? "not_authorized"
         : payment.needsReconciliation

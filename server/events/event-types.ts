@@ -4,6 +4,8 @@ import { z } from "zod";
 export const EVENT_TYPES = {
   "operation.completed": "stations:read",
   "charging_session.status_changed": "billing:read",
+  /** a sandbox session's status changed (data: session_id, status, previous_status, session) */
+  "sandbox_session.status_changed": "billing:read",
   "bill.finalized": "billing:read",
   /** a bill's transaction ended; data.reason says why (`hold_limit`: the live cap stopped it) */
   "bill.charging_stopped": "billing:read",

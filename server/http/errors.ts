@@ -95,6 +95,14 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   settlement_capture_missing: 409,
   capture_exceeds_bill: 409,
   refund_exceeds_captures: 409,
+  // sandbox sessions
+  no_free_connector: 409,
+  session_stopped: 409,
+  session_already_stopped: 409,
+  session_not_settled: 409,
+  session_already_refunded: 409,
+  card_not_in_sandbox: 409,
+  sandbox_station_managed: 409,
 };
 
 /** Every non-2xx /v1 answer: `{ error: { code, message, details } }` (the OpenAPI document's `Error`). */

@@ -1,8 +1,10 @@
-import type { Caller, TenantPrincipal } from "../access/caller";
+import type { Caller, TenantPrincipal, WorkspacePrincipal } from "../access/caller";
 import { resolveTenantAccess } from "../access/tenant-access";
+import { requireWorkspaceScopes, resolveWorkspaceAccess } from "../access/workspace-access";
+import { ensureSandbox } from "../sandbox/provision";
 import { db as getDb, type Db, type DbTx } from "../db";
 import { DomainError } from "../errors";
-import { missingScopes } from "../access/scopes";
+import { isProjectScope, missingScopes } from "../access/scopes";
 import { log } from "../log";
 import type { ApiVersion } from "../versions";
 import { locateFields } from "./errors";
@@ -69,7 +71,7 @@ async function run(
 ): Promise<RouteOutcome> {
   const { caller, headers } = call;
   const rootDb = getDb();
-  let principal: TenantPrincipal | undefined;
+  let principal: TenantPrincipal | WorkspacePrincipal | undefined;
   if (def.auth !== "public") {
     if (!caller) throw new Error(`route ${def.operationId} reached without a caller`);
     if (def.auth === "user" && caller.kind !== "user") {
@@ -86,7 +88,7 @@ async function run(
         throw new DomainError("not_found", "No such tenant.", { resource: "tenant" });
       }
       principal = await resolveTenantAccess(rootDb, caller, Number(pathTenant));
-      const missing = missingScopes(principal.scopes, def.scopes ?? []);
+      const missing = missingScopes(principal.scopes, (def.scopes ?? []).filter(isProjectScope));
       if (missing.length) {
         throw new DomainError(
           "insufficient_scope",
@@ -94,6 +96,21 @@ async function run(
           { required_scopes: def.scopes ?? [], missing_scopes: missing },
         );
       }
+    }
+    if (def.auth === "workspace") {
+      const access = await resolveWorkspaceAccess(rootDb, caller);
+      requireWorkspaceScopes(access, def.scopes ?? [], caller.kind === "api_key");
+      principal = {
+        kind: caller.kind,
+        actorId: caller.actorId,
+        tenantId: await ensureSandbox(rootDb, access.teamId),
+        teamId: access.teamId,
+        scopes: access.projectScopes,
+        workspaceScopes: access.workspaceScopes,
+        roles: access.roles,
+        apiVersion: caller.apiVersion,
+        caller,
+      };
     }
   }
   if (def.deprecated) Object.assign(headers, deprecationHeaders(def.deprecated));

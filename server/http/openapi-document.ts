@@ -64,8 +64,10 @@ export function routeErrors(route: RouteDef): ErrorCode[] {
   const codes = new Set<ErrorCode>(COMMON_ERRORS);
   if (route.auth !== "public") AUTH_ERRORS.forEach((c) => codes.add(c));
   if (route.auth === "user") codes.add("user_token_required");
-  // a workspace key (no project) on a project's route
+  // a tenant's own refusals of a caller (e.g. a key on a route for people)
   if (route.auth === "tenant") codes.add("forbidden");
+  // a signed-in person who owns no workspace
+  if (route.auth === "workspace") codes.add("no_grant");
   if (route.query || route.params) codes.add("validation_failed");
   if (route.method !== "GET") BODY_ERRORS.forEach((c) => codes.add(c));
   if (route.idempotency) IDEMPOTENCY_ERRORS.forEach((c) => codes.add(c));

@@ -1,8 +1,8 @@
 import type { z } from "zod";
 import type { Db, DbTx } from "../db";
 import type { ErrorCode } from "../errors";
-import type { Scope } from "../access/scopes";
-import type { Caller, TenantPrincipal, UserCaller } from "../access/caller";
+import type { RouteScope } from "../access/scopes";
+import type { Caller, TenantPrincipal, UserCaller, WorkspacePrincipal } from "../access/caller";
 import type { ApiVersion } from "../versions";
 import type { Deprecation } from "./versions";
 
@@ -13,10 +13,12 @@ export type AnyObject = z.ZodType<Record<string, unknown>>;
 
 /**
  * Who may call a route: `public` (no credentials), `tenant` (an API key or a signed-in user's token,
- * resolved against the `{tenant_id}` in the path), `caller` (either credential, no tenant), `user`
- * (a signed-in user's token only; API keys get 403 `user_token_required`).
+ * resolved against the `{tenant_id}` in the path), `workspace` (a workspace key or a signed-in
+ * workspace owner, resolved to the workspace's sandbox tenant: server/sandbox/README.md),
+ * `caller` (either credential, no tenant), `user` (a signed-in user's token only; API keys get
+ * 403 `user_token_required`).
  */
-export type AuthKind = "public" | "tenant" | "caller" | "user";
+export type AuthKind = "public" | "tenant" | "workspace" | "caller" | "user";
 
 type CallerFor<A extends AuthKind> = A extends "user"
   ? UserCaller
@@ -36,8 +38,12 @@ export type HandlerContext<P, Q, B, A extends AuthKind> = {
   db: DbTx;
   /** the process-wide client, for work that must not run inside the request transaction */
   rootDb: Db;
-  /** the tenant access of a `tenant` route (undefined elsewhere) */
-  principal: A extends "tenant" ? TenantPrincipal : undefined;
+  /** the tenant access of a `tenant` route, the sandbox tenant's of a `workspace` route */
+  principal: A extends "tenant"
+    ? TenantPrincipal
+    : A extends "workspace"
+      ? WorkspacePrincipal
+      : undefined;
   caller: CallerFor<A>;
 };
 
@@ -71,8 +77,8 @@ export type RouteDef<
   description?: string;
   tag: string;
   auth: A;
-  /** every scope listed is required */
-  scopes?: Scope[];
+  /** every scope listed is required (workspace scopes on `workspace` routes) */
+  scopes?: RouteScope[];
   params?: P;
   query?: Q;
   body?: B;

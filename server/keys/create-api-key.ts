@@ -103,6 +103,7 @@ export async function createOperatorKey({
 }): Promise<CreatedApiKey> {
   const tenant = await db.tenant.findUnique({ where: { id: tenantId } });
   if (!tenant) throw new DomainError("not_found", `No tenant ${tenantId}.`, { resource: "tenant" });
+  await requireProject(db, tenantId);
   const owner = await db.teamMember.findFirst({
     where: { teamId: tenant.teamId, role: "owner" },
     orderBy: { createdAt: "asc" },
@@ -113,6 +114,21 @@ export async function createOperatorKey({
     });
   }
   return createApiKey({ tenantId, ownerUserId: owner.userId, scopes, name: "admin-cli", db });
+}
+
+/**
+ * A sandbox tenant takes workspace keys only (server/sandbox/README.md, Access): a project key
+ * there would let a production-shaped key reach sandbox data, and its workspace keys already
+ * reach it. 403 `forbidden`.
+ */
+async function requireProject(db: DbTx, tenantId: number) {
+  const tenant = await db.tenant.findUnique({ where: { id: tenantId }, select: { kind: true } });
+  if (tenant?.kind === "sandbox")
+    throw new DomainError(
+      "forbidden",
+      "A sandbox tenant takes no project keys: create a workspace key (scopes sandbox:read, sandbox:write) with POST /v1/api-keys.",
+      { tenant_id: tenantId },
+    );
 }
 
 export const createKeyBody = z
@@ -156,6 +172,7 @@ export async function createProjectKey(
   }
   const access = await projectTeamAccess(db, caller, tenantId);
   requireTeam(access, "manageProjectKeys", "create project keys");
+  await requireProject(db, tenantId);
   const held = scopesOf(access.role, access.platformRole);
   const beyond = project.filter((s) => !held.has(s));
   if (beyond.length) {

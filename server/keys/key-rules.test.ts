@@ -287,7 +287,7 @@ describe("PUT /v1/admin/api-keys/{key_id}/rate-limit", () => {
     expect(await db().event.count({ where: { tenantId: project.tenantId } })).toBe(0);
   });
 
-  it("platform admins change any key; workspace keys change without an event", async () => {
+  it("platform admins change any key; a workspace key's change is an event of its workspace log only", async () => {
     const person = await aUser();
     await call("POST", "/v1/workspace", { key: person.token, body: { name: "WS" } });
     const ws = await call("POST", "/v1/api-keys", {
@@ -302,7 +302,14 @@ describe("PUT /v1/admin/api-keys/{key_id}/rate-limit", () => {
     });
     expect(res.status).toBe(200);
     expect(res.body.rate_limit_per_minute).toBe(30);
-    expect(await db().event.count()).toBe(before);
+    // one event, in the workspace's sandbox tenant's log (no project's)
+    expect(await db().event.count()).toBe(before + 1);
+    const logged = await db().event.findFirstOrThrow({
+      where: { resourceId: ws.body.id as string },
+    });
+    expect((await db().tenant.findUniqueOrThrow({ where: { id: logged.tenantId } })).kind).toBe(
+      "sandbox",
+    );
     const access = await call("GET", "/v1/access", { key: ws.body.secret });
     expect(access.body.principal.rate_limit_per_minute).toBe(30);
   });

@@ -77,7 +77,7 @@ describe("API keys managed by signed-in people", () => {
     expect(noTenant.status).toBe(422);
   });
 
-  it("workspace keys belong to the workspace owner and cannot reach project routes", async () => {
+  it("workspace keys belong to the workspace owner and cannot reach project routes (404, as another tenant's)", async () => {
     const person = await aUser();
     const none = await call("POST", "/v1/api-keys", {
       key: person.token,
@@ -100,7 +100,8 @@ describe("API keys managed by signed-in people", () => {
     const refused = await call("GET", `/v1/tenants/${project.body.id}/stations`, {
       key: key.body.secret,
     });
-    expect(refused.status).toBe(403);
+    expect(refused.status).toBe(404);
+    expect(refused.body.error.code).toBe("not_found");
   });
 
   it("admins change a key's rate limit; it applies to the next request and is logged", async () => {

@@ -4,7 +4,7 @@ import { DomainError } from "../errors";
 import type { UserCaller } from "../access/caller";
 import { teamAllows } from "../access/team-access";
 import { appendEvent } from "../events/append-event";
-import { appendWorkspaceEvent } from "../teams/workspace-events";
+import { ensureSandboxTenant } from "../sandbox/provision";
 import type { ApiKey } from "../generated/prisma/client";
 import { TEAM_PERMISSIONS } from "../access/roles";
 import { apiKeyInclude, presentApiKey } from "./present-api-key";
@@ -26,8 +26,9 @@ export type SetRateLimitOptions = {
  * Changes a key's per-minute limit. The limiter reads the key's row on every request and counts
  * against the window already under way, so the new limit applies from the next request. The key is
  * locked so `previous` is the value this change replaced, even under concurrent changes. Recorded
- * as `api_key.rate_limit_changed` in the key's workspace event log (its team's) and, for a project
- * key, in that project's event log too (where webhooks carry it). Null for an unknown key.
+ * as `api_key.rate_limit_changed` in the key's workspace event log (its team's sandbox tenant's
+ * log, server/sandbox/workspace-events.ts) and, for a project key, in that project's event log
+ * too; webhooks of either carry it. Null for an unknown key.
  */
 export async function setApiKeyRateLimit({
   keyId,
@@ -63,16 +64,14 @@ export async function setApiKeyRateLimit({
       previous: key.rateLimitPerMinute,
       changed_by: changedBy,
     };
-    await appendWorkspaceEvent(tx, { teamId, type: "api_key.rate_limit_changed", data });
-    if (key.tenantId !== null) {
-      await appendEvent({
-        db: tx,
-        tenantId: key.tenantId,
-        type: "api_key.rate_limit_changed",
-        resourceId: keyId,
-        data,
-      });
-    }
+    const type = "api_key.rate_limit_changed";
+    // The workspace log is the team's sandbox tenant's (server/sandbox/workspace-events.ts),
+    // found or made before any event counter is taken; then the project's counter and the
+    // sandbox's, in that order (only this change takes two).
+    const workspaceTenantId = await ensureSandboxTenant(tx, teamId);
+    if (key.tenantId !== null)
+      await appendEvent({ db: tx, tenantId: key.tenantId, type, resourceId: keyId, data });
+    await appendEvent({ db: tx, tenantId: workspaceTenantId, type, resourceId: keyId, data });
     return updated;
   });
 }

@@ -21,12 +21,16 @@ export type OutcomeNotices = {
 };
 
 /**
- * One LISTEN connection per process, shared by every waiting 202 (a pooled connection cannot hold
+ * One LISTEN connection per process and channel (`operation_outcomes` by default; the sandbox
+ * waits on its own: server/sandbox/notices.ts), shared by every waiting 202 (a pooled connection cannot hold
  * a LISTEN, and one per waiter would cost a connection per request). It connects on first use; if
  * it fails or drops, waiters still wake on their fallback poll, and the next subscription
  * connects again.
  */
-export function createOutcomeNotices(databaseUrl: string): OutcomeNotices {
+export function createOutcomeNotices(
+  databaseUrl: string,
+  channel: string = OUTCOME_CHANNEL,
+): OutcomeNotices {
   const waiters = new Map<string, Set<() => void>>();
   let listening: Promise<pg.Client | null> | null = null;
 
@@ -35,19 +39,19 @@ export function createOutcomeNotices(databaseUrl: string): OutcomeNotices {
     const attempt: Promise<pg.Client | null> = (async () => {
       const client = new pg.Client({ connectionString: databaseUrl });
       const lost = (error?: unknown) => {
-        if (error) log.warn("operation outcome listener lost", { error });
+        if (error) log.warn("notice listener lost", { channel, error });
         if (listening === attempt) listening = null;
         void client.end().catch(() => {});
       };
       client.on("error", lost);
       client.on("end", () => lost());
       client.on("notification", (message) => {
-        if (message.channel !== OUTCOME_CHANNEL || !message.payload) return;
+        if (message.channel !== channel || !message.payload) return;
         for (const wake of waiters.get(message.payload) ?? []) wake();
       });
       try {
         await client.connect();
-        await client.query(`LISTEN ${OUTCOME_CHANNEL}`);
+        await client.query(`LISTEN ${channel}`);
         return client;
       } catch (error) {
         lost(error);

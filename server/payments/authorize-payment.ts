@@ -10,6 +10,12 @@ import type { AuthorizePaymentInput } from "./payment-schema";
 import { paymentProcessor } from "./processors";
 import { paymentInclude, presentPayment } from "./present-payment";
 
+/** A workspace's sandbox tenant (server/sandbox/README.md): its bills settle by the simulator. */
+export async function isSandboxTenant(db: DbTx, tenantId: number): Promise<boolean> {
+  const tenant = await db.tenant.findUnique({ where: { id: tenantId }, select: { kind: true } });
+  return tenant?.kind === "sandbox";
+}
+
 export type AuthorizePaymentOptions = {
   tenantId: number;
   actorId: string;
@@ -21,8 +27,9 @@ export type AuthorizePaymentOptions = {
  * Opens the bill's one payment (spec section 4, managed paid charging rules 2 and 10): `pending`,
  * with the hosted checkout the payer completes (`next_action.redirect`) once the authorize
  * attempt's job has created it. Under the bill's lock, so two requests for one bill, whatever
- * their keys or services, make one payment; the second is 409 `payment_exists`. A `csms` bill is
- * paid by card only (409 `simulator_not_allowed`); card needs the platform's Stripe keys (409
+ * their keys or services, make one payment; the second is 409 `payment_exists`. A project's
+ * `csms` bill is paid by card only (409 `simulator_not_allowed`); a sandbox tenant's bills by the
+ * simulator only (card: 409 `card_not_in_sandbox`; server/sandbox/README.md); card needs the platform's Stripe keys (409
  * `payment_service_unavailable`) and the project's connected account, active with charges
  * enabled (409 `payment_account_not_ready`).
  */
@@ -45,10 +52,17 @@ export async function authorizePayment({
       payment_id: bill.payment.id,
       payment_status: bill.payment.status,
     });
-  if (input.service === "simulator" && bill.source === "csms")
+  const sandbox = await isSandboxTenant(db, tenantId);
+  if (input.service === "simulator" && bill.source === "csms" && !sandbox)
     throw new DomainError(
       "simulator_not_allowed",
       "Simulator payments settle simulated bills only; a csms bill is paid by card.",
+      { bill_id: bill.id },
+    );
+  if (input.service === "card" && sandbox)
+    throw new DomainError(
+      "card_not_in_sandbox",
+      "A sandbox takes simulator payments only (no real card is charged there): authorize with service simulator.",
       { bill_id: bill.id },
     );
   if (bill.holdMinor < HOLD_MIN_MINOR || bill.holdMinor > HOLD_MAX_MINOR)

@@ -12,7 +12,10 @@ export async function listPaymentServices({
 }) {
   const card = paymentProcessor("card").availability();
   let cardReason: string | null = card.available ? null : card.reason;
-  if (card.available) {
+  const sandbox = (await db.tenant.findUnique({ where: { id: tenantId }, select: { kind: true } }))
+    ?.kind;
+  if (sandbox === "sandbox") cardReason = "a sandbox takes simulator payments only";
+  else if (card.available) {
     const account = await merchantAccountFor(db, tenantId);
     if (!account) cardReason = "the project has no Stripe account connected";
     else if (!account.ready)

@@ -6,9 +6,33 @@ import { enqueueProcessorEvent, processorEventJob } from "./processor-event-job"
 import { simulatorProcessor } from "./processors";
 import type { SimulatedDecline } from "./processors/simulator-checkout";
 import { isProcessorError } from "./processors/types";
+import { driverBranding, type DriverBranding } from "../sandbox/branding";
+
+/**
+ * What the return page (`/pay/return?payment=<id>`, where a checkout sends the payer when the
+ * payment named no return URL) shows of the payment's team: its branding; null for an unknown
+ * payment (the page then shows the service's own).
+ */
+export async function returnPageBranding(
+  paymentId: string | undefined,
+  db: Db = defaultDb(),
+): Promise<DriverBranding | null> {
+  if (!paymentId || !/^pay_[0-9A-Za-z]{1,40}$/.test(paymentId)) return null;
+  const payment = await db.payment.findUnique({
+    where: { id: paymentId },
+    select: { tenantId: true },
+  });
+  return payment ? driverBranding(db, payment.tenantId) : null;
+}
 
 export type SimulatorCheckoutView = {
+  /** the team's branding (PUT /v1/branding): its display name, or the project's name */
   projectName: string;
+  /** `#rrggbb` and the text colour that reads on it, validated; null: the page's own colours */
+  accent: string | null;
+  accentText: string | null;
+  /** an https image URL, or null */
+  logoUrl: string | null;
   amountMinor: number;
   currency: string;
   description: string;
@@ -25,9 +49,12 @@ export async function simulatorCheckoutView(
 ): Promise<SimulatorCheckoutView | null> {
   const page = await simulatorProcessor().checkoutPage(token);
   if (!page) return null;
-  const tenant = await db.tenant.findUnique({ where: { id: page.tenantId } });
+  const brand = await driverBranding(db, page.tenantId);
   return {
-    projectName: tenant?.name ?? "Charge Cloud",
+    projectName: brand?.displayName ?? "Charge Cloud",
+    accent: brand?.accent ?? null,
+    accentText: brand?.accentText ?? null,
+    logoUrl: brand?.logoUrl ?? null,
     amountMinor: page.amountMinor,
     currency: page.currency.toUpperCase(),
     description: page.description,

@@ -1,6 +1,23 @@
 import { db as defaultDb, type DbTx } from "../db";
 import { DomainError, notFound } from "../errors";
 
+/**
+ * A sandbox station is the service's own (server/sandbox/README.md): its virtual charger holds
+ * its password, so it is neither deleted nor given another password. 409 `sandbox_station_managed`.
+ */
+export async function requireNotSandboxStation(db: DbTx, stationId: number, what: string) {
+  const charger = await db.sandboxCharger.findUnique({
+    where: { stationId },
+    select: { stationId: true },
+  });
+  if (charger)
+    throw new DomainError(
+      "sandbox_station_managed",
+      `A sandbox station is run by the service's virtual charger and cannot be ${what}; use it through POST /v1/sessions.`,
+      { station_id: stationId },
+    );
+}
+
 export type DeleteStationOptions = { tenantId: number; stationId: number; db?: DbTx };
 
 /**
@@ -16,6 +33,7 @@ export async function deleteStation({
   const locked = await db.$queryRaw<{ id: number }[]>`
     SELECT id FROM stations WHERE id = ${stationId} AND tenant_id = ${tenantId} FOR UPDATE`;
   if (locked.length === 0) throw notFound("station");
+  await requireNotSandboxStation(db, stationId, "deleted");
   const active = await db.transaction.findFirst({
     where: { stationId, endedAt: null },
     select: { id: true },

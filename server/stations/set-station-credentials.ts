@@ -6,6 +6,7 @@ import { configuredVerifierKey, stationVerifier } from "../lib/password-verifier
 import type { TenantPrincipal } from "../access/caller";
 import { owningGateway } from "../charging/gateways";
 import { createOperation } from "../operations/create-operation";
+import { requireNotSandboxStation } from "./delete-station";
 import {
   stationCredentials,
   stationOnline,
@@ -44,6 +45,7 @@ export async function setStationCredentials({
 }) {
   const station = await db.station.findFirst({ where: { id: stationId, tenantId } });
   if (!station) throw notFound("station");
+  await requireNotSandboxStation(db, stationId, "given another password");
   // Serialize changes of one station so the hourly count holds under concurrency.
   await db.$queryRaw`SELECT id FROM stations WHERE id = ${stationId} FOR UPDATE`;
   const recent = await db.operation.count({

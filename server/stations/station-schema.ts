@@ -7,6 +7,8 @@ import { resourceId } from "../lib/int4";
 export const STATION_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,35}$/;
 /** `p<digits>-` names are reserved for the service's own project-scoped charger URLs. */
 export const RESERVED_NAME_PATTERN = /^p[0-9]+-/i;
+/** `sbx-` names are the sandboxes' own stations (server/sandbox/provision.ts). */
+export const SANDBOX_NAME_PATTERN = /^sbx-/i;
 export const MAX_CONNECTORS = 16;
 
 export const stationName = z
@@ -16,7 +18,11 @@ export const stationName = z
     STATION_NAME_PATTERN,
     "may contain only letters, digits, underscores and hyphens, and must start with a letter or digit",
   )
-  .refine((name) => !RESERVED_NAME_PATTERN.test(name), "must not start with p<digits>- (reserved)");
+  .refine((name) => !RESERVED_NAME_PATTERN.test(name), "must not start with p<digits>- (reserved)")
+  .refine(
+    (name) => !SANDBOX_NAME_PATTERN.test(name),
+    "must not start with sbx- (reserved for sandbox stations)",
+  );
 
 export const registerStationBody = z.strictObject({
   name: stationName,

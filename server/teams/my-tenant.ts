@@ -26,7 +26,7 @@ export async function myTenant(db: Db, caller: UserCaller) {
   const tenant = await db.$transaction(async (tx) => {
     await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`team-projects:${membership.teamId}`}))`;
     const existing = await tx.tenant.findFirst({
-      where: { teamId: membership.teamId },
+      where: { teamId: membership.teamId, kind: "project" },
       orderBy: { id: "asc" },
     });
     if (existing) return existing;

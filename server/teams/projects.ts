@@ -55,7 +55,8 @@ export async function createProject(
   try {
     const tenant = await db.$transaction(async (tx) => {
       await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`team-projects:${teamId}`}))`;
-      const count = await tx.tenant.count({ where: { teamId } });
+      // the team's sandbox tenant is no project (server/sandbox/README.md)
+      const count = await tx.tenant.count({ where: { teamId, kind: "project" } });
       if (count >= MAX_PROJECTS_PER_TEAM) {
         throw new DomainError(
           "project_limit",
@@ -138,6 +139,9 @@ export async function updateTenant(
 
 export async function listProjects(db: DbTx, caller: UserCaller, teamId: number) {
   await teamAccess(db, caller, teamId);
-  const tenants = await db.tenant.findMany({ where: { teamId }, orderBy: { id: "asc" } });
+  const tenants = await db.tenant.findMany({
+    where: { teamId, kind: "project" },
+    orderBy: { id: "asc" },
+  });
   return tenants.map(presentTenant);
 }

@@ -79,7 +79,6 @@ describe("routes for people refuse API keys", () => {
   it("answers 403 user_token_required on every user route", async () => {
     const project = await aTenantWithKey();
     const routes: [string, string, unknown?][] = [
-      ["GET", "/v1/me"],
       ["GET", "/v1/me/teams"],
       ["GET", "/v1/me/invites"],
       ["POST", "/v1/me/invites/inv_abc/accept"],
@@ -123,12 +122,16 @@ describe("context", () => {
     const me = await call("GET", "/v1/me", { key: person.token });
     expect(me.status).toBe(200);
     expect(me.body).toEqual({
+      kind: "user",
       user: {
         id: person.userId,
         email: person.email,
         name: expect.any(String),
         platform_role: null,
       },
+      api_key: null,
+      workspace: null,
+      scopes: [],
       teams: [],
       pending_invites: 1,
     });

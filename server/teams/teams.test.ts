@@ -58,7 +58,6 @@ describe("the signed-in person: workspace, tenant assignment, context", () => {
   it("refuses API keys on routes for people", async () => {
     const project = await aTenantWithKey();
     for (const [method, path] of [
-      ["GET", "/v1/me"],
       ["POST", "/v1/me/tenant"],
       ["GET", "/v1/api-keys"],
       ["GET", `/v1/teams/${project.teamId}/members`],
@@ -68,6 +67,16 @@ describe("the signed-in person: workspace, tenant assignment, context", () => {
       expect(res.status, path).toBe(403);
       expect(res.body.error.code, path).toBe("user_token_required");
     }
+    // GET /v1/me answers keys too (issue 23): the key itself, no person, no workspace
+    const me = await call("GET", "/v1/me", { key: project.key });
+    expect(me.status).toBe(200);
+    expect(me.body).toMatchObject({
+      kind: "api_key",
+      user: null,
+      api_key: { id: project.keyId, kind: "project", tenant_id: project.tenantId },
+      workspace: null,
+      teams: [],
+    });
   });
 });
 

@@ -5,7 +5,7 @@ import { resolveTenantAccess } from "../access/tenant-access";
 import { isPlatformRole } from "../access/roles";
 import { teamAllows } from "../access/team-access";
 import { resourceId } from "../lib/int4";
-import { myContext } from "../teams/my-context";
+import { userContext } from "../teams/my-context";
 import { consoleError, protectedProcedure, router } from "./init";
 import { v1Procedures, type ConsoleOperation } from "./operations";
 import type { RouteInput, RouteOutput } from "./route-input";
@@ -18,7 +18,7 @@ export type { ConsoleOperation, RouteInput, RouteOutput };
  * platform scopes here (`me` lists memberships only). An unknown project, or one they cannot reach,
  * is NOT_FOUND with /v1's `not_found` body.
  */
-async function projectAccess(caller: Parameters<typeof myContext>[1], tenantId: number) {
+async function projectAccess(caller: Parameters<typeof userContext>[1], tenantId: number) {
   try {
     const access = await resolveTenantAccess(db(), caller, tenantId);
     const tenant = await db().tenant.findUniqueOrThrow({
@@ -51,7 +51,7 @@ async function projectAccess(caller: Parameters<typeof myContext>[1], tenantId: 
 
 export const appRouter = router({
   /** who is signed in, their teams and projects with their scopes in each */
-  me: protectedProcedure.query(({ ctx }) => myContext(db(), ctx.caller)),
+  me: protectedProcedure.query(({ ctx }) => userContext(db(), ctx.caller)),
   project: protectedProcedure
     .input(z.object({ tenant_id: resourceId }))
     .query(({ ctx, input }) => projectAccess(ctx.caller, input.tenant_id)),

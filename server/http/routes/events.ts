@@ -1,14 +1,30 @@
 import { z } from "zod";
 import { eventSchema, listEvents } from "../../events/list-events";
-import {
-  listWorkspaceEvents,
-  workspaceEventSchema,
-  workspaceOf,
-} from "../../teams/workspace-events";
+import { DomainError } from "../../errors";
+import { requireWorkspaceScopes, resolveWorkspaceAccess } from "../../access/workspace-access";
+import { ensureSandbox } from "../../sandbox/provision";
+import { listWorkspaceEvents, workspaceEventSchema } from "../../sandbox/workspace-events";
 import { resourceIdQuery } from "../../lib/int4";
 import { paginationQuery } from "../../lib/pagination";
 import { tenantParams } from "../params";
 import { defineRoute } from "../route";
+
+const eventsQuery = paginationQuery.extend({
+  type: z
+    .string()
+    .min(1)
+    .max(500)
+    .regex(/^[a-z_.]+(,[a-z_.]+)*$/, "must be event types separated by commas")
+    .optional(),
+  station_id: resourceIdQuery.optional(),
+  resource_id: z
+    .string()
+    .min(1)
+    .max(64)
+    .regex(/^[A-Za-z0-9_-]+$/, "must be a resource ID")
+    .optional()
+    .describe("the ID the event is about: a payment, bill, station, operation, sandbox session..."),
+});
 
 export const eventRoutes = [
   defineRoute({
@@ -22,22 +38,7 @@ export const eventRoutes = [
     auth: "tenant",
     scopes: ["stations:read"],
     params: tenantParams,
-    query: paginationQuery.extend({
-      type: z
-        .string()
-        .min(1)
-        .max(500)
-        .regex(/^[a-z_.]+(,[a-z_.]+)*$/, "must be event types separated by commas")
-        .optional(),
-      station_id: resourceIdQuery.optional(),
-      resource_id: z
-        .string()
-        .min(1)
-        .max(64)
-        .regex(/^[A-Za-z0-9_-]+$/, "must be a resource ID")
-        .optional()
-        .describe("the ID the event is about: a payment, bill, station, operation..."),
-    }),
+    query: eventsQuery,
     status: 200,
     response: z.object({
       data: z.array(eventSchema),
@@ -61,12 +62,12 @@ export const eventRoutes = [
     method: "GET",
     path: "/v1/events",
     operationId: "listWorkspaceEvents",
-    summary: "The workspace's event log, in sequence order",
+    summary: "The workspace's event log: its sandbox's, in sequence order",
     description:
-      "Events of the team itself rather than of one project: today `api_key.rate_limit_changed` for any of the team's keys (data: `key_id`, `tenant_id` (null for a workspace key), `requests_per_minute`, `previous`, `changed_by` user ID). A workspace key (scope `sandbox:read`) reads its team's log; a signed-in user reads their own workspace's, the oldest team they own (403 `no_grant` when they own none); a project key gets 403 `forbidden` and reads `/v1/tenants/{tenant_id}/events` instead. Paging as for the tenant log: continue with `after` = `next_cursor`, which is the last sequence returned, or `after` itself on an empty page.",
+      "The workspace's sandbox tenant's event log (the records of `GET /v1/tenants/{sandbox_tenant_id}/events`, plus `team_id`): the sandbox's charger events (`station.connected`, `station.booted`, `connector.status_changed`, `meter.sampled`…), `operation.completed`, `bill.*`, `payment.*` and `sandbox_session.status_changed`, exactly as a project's log carries them, and the team's own events: `api_key.rate_limit_changed` for any of the team's keys (data: `key_id`, `tenant_id` (null for a workspace key), `requests_per_minute`, `previous`, `changed_by` user ID). Filters `type` (one or a comma-separated list), `station_id`, `resource_id` as on the tenant log. A workspace key (scope `sandbox:read`) reads its team's log; a signed-in user reads their own workspace's, the oldest team they own (403 `no_grant` when they own none); a project key gets 403 `forbidden` and reads `/v1/tenants/{tenant_id}/events` instead. Paging as for the tenant log: continue with `after` = `next_cursor`, which is the last sequence returned, or `after` itself on an empty page; gap-free, so a reader paging this way never misses an event that commits later.",
     tag: "Events",
     auth: "caller",
-    query: paginationQuery,
+    query: eventsQuery,
     status: 200,
     response: z.object({
       data: z.array(workspaceEventSchema),
@@ -74,12 +75,28 @@ export const eventRoutes = [
       has_more: z.boolean(),
     }),
     errors: ["no_grant", "forbidden"],
-    handler: async ({ caller, query, db }) => ({
-      body: await listWorkspaceEvents(db, {
-        teamId: await workspaceOf(db, caller),
-        after: query.after,
-        limit: query.limit,
-      }),
-    }),
+    handler: async ({ caller, query, db, rootDb }) => {
+      if (caller.kind === "api_key" && caller.tenantId !== null)
+        throw new DomainError(
+          "forbidden",
+          "A project key reads its project's events at /v1/tenants/{tenant_id}/events; workspace events need a workspace key.",
+          { key_id: caller.keyId, tenant_id: caller.tenantId },
+        );
+      const access = await resolveWorkspaceAccess(db, caller);
+      requireWorkspaceScopes(access, ["sandbox:read"], caller.kind === "api_key");
+      return {
+        body: await listWorkspaceEvents({
+          tenantId: await ensureSandbox(rootDb, access.teamId),
+          teamId: access.teamId,
+          after: query.after,
+          limit: query.limit,
+          types: query.type?.split(","),
+          stationId: query.station_id,
+          resourceId: query.resource_id,
+          scopes: access.projectScopes,
+          db,
+        }),
+      };
+    },
   }),
 ];

@@ -19,6 +19,7 @@ import { operationRoutes } from "./operations";
 import { paymentAccountRoutes } from "./payment-account";
 import { paymentRoutes } from "./payments";
 import { projectRoutes } from "./projects";
+import { sandboxRoutes } from "./sandbox";
 import { stationRoutes } from "./stations";
 import { tariffRoutes } from "./tariffs";
 import { transactionRoutes } from "./transactions";
@@ -49,6 +50,7 @@ export const resourceRoutes = [
   ...memberRoutes,
   ...inviteRoutes,
   ...apiKeyRoutes,
+  ...sandboxRoutes,
 ];
 export type ResourceRoute = (typeof resourceRoutes)[number];
 

@@ -18,14 +18,14 @@ export const meRoutes = [
     method: "GET",
     path: "/v1/me",
     operationId: "getMe",
-    summary: "The signed-in user's context",
+    summary: "The caller's context: the person or the key, its workspace, teams and scopes",
     description:
-      "The person (`platform_role` is `platform-admin`, `platform-support` or null), every team they belong to with their role and its projects, and how many pending, unexpired invitations are addressed to their email. Signed-in users only; API keys get 403 `user_token_required`.",
+      "`kind` says who calls. A signed-in person (`kind: user`): `user` (`platform_role` is `platform-admin`, `platform-support` or null), every team they belong to with their role and its projects (a team's sandbox tenant is no project and is not listed), how many pending, unexpired invitations are addressed to their email, and their `workspace` (the oldest team they own, null when they own none) with its `sandbox_tenant_id` and branding; `scopes` are the workspace scopes they hold there. An API key (`kind: api_key`): `api_key` (its id, name, kind, project or team, scopes, pinned version and rate limit), for a workspace key its `workspace`, and its `scopes`; `user` null, `teams` empty. The workspace's sandbox is provisioned on first use.",
     tag,
-    auth: "user",
+    auth: "caller",
     status: 200,
     response: contextSchema,
-    handler: async ({ caller, db }) => ({ body: await myContext(db, caller) }),
+    handler: async ({ caller, rootDb }) => ({ body: await myContext(rootDb, caller) }),
   }),
   defineRoute({
     method: "GET",

@@ -64,7 +64,7 @@ export const operationRoutes = [
     operationId: "setStationCredentials",
     summary: "Set the station's OCPP connection password",
     description:
-      "Offline station: stored for the next connection (`result.applied` = `stored`). Connected OCPP 2.0.1/2.1 station: pushed and stored once accepted (`pushed`), needs `stations:admin`. Connected OCPP 1.6 station: rejected with `station_online`. At most 5 changes per station per hour.",
+      "Offline station: stored for the next connection (`result.applied` = `stored`). Connected OCPP 2.0.1/2.1 station: pushed and stored once accepted (`pushed`), needs `stations:admin`. Connected OCPP 1.6 station: rejected with `station_online`. At most 5 changes per station per hour. A sandbox station keeps the password its virtual charger holds: 409 `sandbox_station_managed`.",
     tag: "Stations",
     auth: "tenant",
     scopes: ["stations:write"],
@@ -73,7 +73,7 @@ export const operationRoutes = [
     idempotency: "required",
     status: 202,
     response: operationSchema,
-    errors: ["stations_admin_required", "credentials_rate_limited"],
+    errors: ["stations_admin_required", "credentials_rate_limited", "sandbox_station_managed"],
     handler: async ({ params, body, db, principal }) => ({
       body: await setStationCredentials({
         db,

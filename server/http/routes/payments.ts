@@ -44,7 +44,7 @@ export const paymentRoutes = [
     path: "/v1/tenants/{tenant_id}/payments",
     operationId: "authorizePayment",
     summary: "Authorize a bill's payment",
-    description: `Opens the bill's one payment for its hold (\`amount_minor\` = the bill's \`hold_minor\`, $0.50 to $100, USD): \`pending\` with \`next_action\` \`{type: redirect, url}\`, the hosted checkout the payer completes (Stripe Checkout for \`card\`, the product's own page for \`simulator\`), then sent to \`return_url\`. The payment is \`authorized\` once the processor confirms the hold. One payment per bill whatever the key or service: 409 \`payment_exists\` (\`details.payment_id\`). 409 \`simulator_not_allowed\` for a \`csms\` bill with the simulator; 409 \`payment_service_unavailable\` when card payments are not configured (no Stripe keys); 409 \`payment_account_not_ready\` when the project's Stripe account is not connected, active and able to take charges; 409 \`bill_externally_settled\`; 422 \`validation_failed\` for a bill that is not the project's.\n\n${STATES}`,
+    description: `Opens the bill's one payment for its hold (\`amount_minor\` = the bill's \`hold_minor\`, $0.50 to $100, USD): \`pending\` with \`next_action\` \`{type: redirect, url}\`, the hosted checkout the payer completes (Stripe Checkout for \`card\`, the product's own page for \`simulator\`), then sent to \`return_url\`. The payment is \`authorized\` once the processor confirms the hold. One payment per bill whatever the key or service: 409 \`payment_exists\` (\`details.payment_id\`). 409 \`simulator_not_allowed\` for a project's \`csms\` bill with the simulator; on a workspace's sandbox tenant every bill is paid by the simulator and \`card\` is 409 \`card_not_in_sandbox\`; 409 \`payment_service_unavailable\` when card payments are not configured (no Stripe keys); 409 \`payment_account_not_ready\` when the project's Stripe account is not connected, active and able to take charges; 409 \`bill_externally_settled\`; 422 \`validation_failed\` for a bill that is not the project's.\n\n${STATES}`,
     tag,
     auth: "tenant",
     scopes: ["billing:write"],
@@ -56,6 +56,7 @@ export const paymentRoutes = [
     errors: [
       "payment_exists",
       "simulator_not_allowed",
+      "card_not_in_sandbox",
       "payment_service_unavailable",
       "payment_account_not_ready",
       "bill_externally_settled",

@@ -107,7 +107,7 @@ export const stationRoutes = [
     operationId: "deleteStation",
     summary: "Delete a station",
     description:
-      "Removes the station, its EVSEs and connectors. Refused when it has an active transaction (409 `transaction_active`) or any charging history: transactions or bills (409 `station_has_history`).",
+      "Removes the station, its EVSEs and connectors. Refused when it has an active transaction (409 `transaction_active`) or any charging history: transactions or bills (409 `station_has_history`). A sandbox station (its virtual charger is the service's): 409 `sandbox_station_managed`.",
     tag,
     auth: "tenant",
     scopes: ["stations:write"],
@@ -115,7 +115,7 @@ export const stationRoutes = [
     idempotency: "required",
     status: 200,
     response: z.object({ id: z.number().int(), deleted: z.literal(true) }),
-    errors: ["station_has_history", "transaction_active"],
+    errors: ["station_has_history", "transaction_active", "sandbox_station_managed"],
     handler: async ({ params, db }) => ({
       body: await deleteStation({ tenantId: params.tenant_id, stationId: params.station_id, db }),
     }),

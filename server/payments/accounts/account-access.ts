@@ -1,6 +1,7 @@
 import { requireUser, type TenantPrincipal } from "../../access/caller";
 import { projectTeamAccess, requireTeam, requireTeamRead } from "../../access/team-access";
 import type { DbTx } from "../../db";
+import { DomainError } from "../../errors";
 
 /**
  * Only a person connects, reads or disconnects where the tenant's money lands (spec section 5):
@@ -19,4 +20,17 @@ export async function requireAccountManager(
     "managePaymentAccount",
     `${kind === "read" ? "read" : "change"} the payment account`,
   );
+  if (kind === "write") {
+    const tenant = await db.tenant.findUnique({
+      where: { id: principal.tenantId },
+      select: { kind: true },
+    });
+    // no money lands in a sandbox: it takes simulator payments only (server/sandbox/README.md)
+    if (tenant?.kind === "sandbox")
+      throw new DomainError(
+        "forbidden",
+        "A sandbox takes simulator payments only: it has no payment account to connect.",
+        { tenant_id: principal.tenantId },
+      );
+  }
 }

@@ -76,12 +76,28 @@ export default async function SimulatorCheckoutPage({
   const actions = view.awaitingAuthentication
     ? ACTIONS.filter((a) => a.action !== "unfinished")
     : ACTIONS;
+  // The team's branding is user data: text is escaped by React, the colour is a validated
+  // #rrggbb (with a text colour chosen to read on it), the logo an https image without a referrer.
+  const brandStyle = view.accent
+    ? { backgroundColor: view.accent, color: view.accentText ?? "#ffffff" }
+    : undefined;
   return (
     <main className="mx-auto max-w-md px-4 py-12">
       <p className="text-sm font-medium text-slate-600 dark:text-slate-400">
         Payment simulator · no real card is charged
       </p>
-      <h1 className="mt-1 text-2xl font-semibold tracking-tight">Pay {view.projectName}</h1>
+      {view.logoUrl && (
+        <img
+          src={view.logoUrl}
+          alt=""
+          referrerPolicy="no-referrer"
+          data-testid="brand-logo"
+          className="mt-4 h-10 w-auto"
+        />
+      )}
+      <h1 className="mt-1 text-2xl font-semibold tracking-tight" data-testid="brand-name">
+        Pay {view.projectName}
+      </h1>
       <section className="mt-6 rounded-lg border border-slate-200 bg-white p-6 shadow-sm dark:border-slate-800 dark:bg-slate-900">
         <p className="text-sm text-slate-600 dark:text-slate-400">{view.description}</p>
         <p className="mt-2 text-4xl font-semibold" data-testid="amount">
@@ -110,18 +126,24 @@ export default async function SimulatorCheckoutPage({
         {view.status === "open" ? (
           <form action={act} className="mt-6 grid gap-3">
             <input type="hidden" name="token" value={token} />
-            {actions.map((a) => (
-              <button
-                key={a.action}
-                type="submit"
-                name="action"
-                value={a.action}
-                className={`rounded-md px-4 py-2 text-left font-medium focus-visible:ring-2 focus-visible:ring-teal-600 focus-visible:outline-none ${a.style}`}
-              >
-                {a.label}
-                <span className={`block text-sm font-normal ${a.hintStyle}`}>{a.hint}</span>
-              </button>
-            ))}
+            {actions.map((a) => {
+              const branded = a.action === "approve" && brandStyle;
+              return (
+                <button
+                  key={a.action}
+                  type="submit"
+                  name="action"
+                  value={a.action}
+                  style={branded || undefined}
+                  className={`rounded-md px-4 py-2 text-left font-medium focus-visible:ring-2 focus-visible:ring-teal-600 focus-visible:outline-none ${branded ? "hover:opacity-90" : a.style}`}
+                >
+                  {a.label}
+                  <span className={`block text-sm font-normal ${branded ? "" : a.hintStyle}`}>
+                    {a.hint}
+                  </span>
+                </button>
+              );
+            })}
           </form>
         ) : (
           <p className="mt-6 font-medium" role="status">

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { db } from "../db";
 import { setApiKeyRateLimit } from "../keys/set-rate-limit";
 import { call } from "../../testing/api";
 import { aTenantWithKey } from "../../testing/builders";
@@ -24,7 +25,7 @@ const setLimit = (keyId: string, token: string, perMinute: number) =>
     body: { requests_per_minute: perMinute },
   });
 
-describe("GET /v1/events (the workspace event log)", () => {
+describe("GET /v1/events (the workspace event log: its sandbox tenant's)", () => {
   it("records rate-limit changes of workspace and project keys, read by the workspace key and its owner", async () => {
     const w = await aWorkspace();
     expect((await setLimit(w.workspaceKeyId, w.owner.token, 30)).status).toBe(200);
@@ -32,11 +33,24 @@ describe("GET /v1/events (the workspace event log)", () => {
 
     const byKey = await call("GET", "/v1/events", { key: w.workspaceKey });
     expect(byKey.status).toBe(200);
+    // the team's sandbox tenant holds the log: made by the first change, provisioned on first read
+    const sandbox = await db().tenant.findFirstOrThrow({
+      where: { teamId: w.teamId, kind: "sandbox" },
+    });
+    // the same records on the sandbox tenant's own log, where its webhooks carry them
+    const tenantLog = await call("GET", `/v1/tenants/${sandbox.id}/events`, {
+      key: w.owner.token,
+    });
+    expect(tenantLog.body.data.map((e: { id: string }) => e.id)).toEqual(
+      byKey.body.data.map((e: { id: string }) => e.id),
+    );
     expect(byKey.body.data).toEqual([
       {
         id: expect.stringMatching(/^evt_/) as string,
         sequence: 1,
         type: "api_key.rate_limit_changed",
+        tenant_id: sandbox.id,
+        resource_id: w.workspaceKeyId,
         team_id: w.teamId,
         created_at: expect.any(String) as string,
         data: {
