@@ -27,12 +27,19 @@ import { waitUntil } from "./ocpp";
  * its session creation; `advance` and `stopSession` stay faithful to what its routes do.
  */
 
+export type SandboxStationSpec = {
+  suffix: string;
+  connectors: number;
+  protocol: string;
+  nominalPowerW: number;
+};
+
 /** The stations a sandbox has (the API side's provisioning: `server/sandbox/provision.ts`). */
-export const SANDBOX_STATIONS = [
+export const SANDBOX_STATIONS: readonly SandboxStationSpec[] = [
   { suffix: "ac1", connectors: 2, protocol: "ocpp2.0.1", nominalPowerW: 22_000 },
   { suffix: "dc1", connectors: 1, protocol: "ocpp2.0.1", nominalPowerW: 50_000 },
   { suffix: "v16", connectors: 1, protocol: "ocpp1.6", nominalPowerW: 11_000 },
-] as const;
+];
 
 /** The API side's default sandbox tariff: 35 cents per kWh plus 60 cents per hour of charging. */
 export const SANDBOX_TARIFF = {
@@ -64,9 +71,7 @@ let n = 0;
  * sandbox stations with generated passwords (scrypt hash and keyed verifier on the station, sealed
  * in its `sandbox_chargers` row) and the default tariff.
  */
-export async function aSandbox(
-  stations: readonly (typeof SANDBOX_STATIONS)[number][] = SANDBOX_STATIONS,
-) {
+export async function aSandbox(stations: readonly SandboxStationSpec[] = SANDBOX_STATIONS) {
   n += 1;
   const stamp = `${process.pid}-${n}-${Date.now()}`;
   const owner = await db().user.create({ data: { email: `sbx-${stamp}@example.test` } });

@@ -44,8 +44,11 @@ export type SandboxHost = {
   connectedStationIds: () => number[];
   /** a look now (renew, release, adopt, connect) instead of at the next tick */
   reconcile: () => Promise<void>;
-  /** closes every charger and gives every lease back at once (another host adopts them) */
-  stop: () => Promise<void>;
+  /**
+   * Closes every charger and gives every lease back at once (another host adopts them). With
+   * `release: false` the leases are kept until they lapse, as a crash leaves them (tests).
+   */
+  stop: (options?: { release?: boolean }) => Promise<void>;
 };
 
 /**
@@ -95,7 +98,7 @@ export async function startSandboxHost(options: SandboxHostOptions): Promise<San
             log.warn("sandbox charger could not connect", {
               stationId: charger.stationId,
               attempt: failed,
-              error,
+              reason: error instanceof Error ? error.message : String(error),
             });
             const wait = Math.min(30_000, 500 * 2 ** (failed - 1));
             const timer = setTimeout(() => {
@@ -245,16 +248,17 @@ export async function startSandboxHost(options: SandboxHostOptions): Promise<San
       fullLook = true;
       return kick();
     },
-    stop: async () => {
+    stop: async ({ release = true } = {}) => {
       stopping = true;
       clearInterval(tick);
       await listener?.end().catch(() => {});
       listener = null;
       await looking;
       await Promise.all([...chargers.keys()].map((stationId) => drop(stationId)));
-      await releaseAllSandboxLeases(db, { gatewayId, idleMs }).catch((error: unknown) =>
-        log.error("giving back the sandbox chargers' leases failed", { error }),
-      );
+      if (release)
+        await releaseAllSandboxLeases(db, { gatewayId, idleMs }).catch((error: unknown) =>
+          log.error("giving back the sandbox chargers' leases failed", { error }),
+        );
     },
   };
 }

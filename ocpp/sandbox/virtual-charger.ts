@@ -369,8 +369,8 @@ export class VirtualCharger {
       const meteredWh = tx.meteredWh + advance.energyWh;
       if (meteredWh > recordedWh) {
         const reading = this.reading(tx.meterStartWh + meteredWh, advance);
-        await this.call(connection, this.frames.meter(tx, reading));
-        tx.seqNo += 1;
+        // 2.x seqNo: the advance's own (Started was 0), so a report sent again is the same report
+        await this.call(connection, this.frames.meter({ ...tx, seqNo: advance.seq }, reading));
         recordedWh = meteredWh;
         sent = true;
         await this.options.afterReport?.({
@@ -381,6 +381,7 @@ export class VirtualCharger {
       }
       tx.meteredWh = meteredWh;
       tx.lastSeq = advance.seq;
+      tx.seqNo = advance.seq + 1;
       if (advance.sampledAt > tx.lastAt) tx.lastAt = advance.sampledAt;
       await markAdvanceApplied(this.options.db, tx.sessionId, advance.seq);
     }
