@@ -199,7 +199,7 @@ describe("the host", () => {
       expect(boots()).toBe(1);
       await advance(session, 1_000);
       await stopSession(session);
-      await waitUntil(async () => boots() === 2);
+      await waitUntil(() => boots() === 2);
       await waitUntil(
         async () =>
           (await db().connector.findUniqueOrThrow({ where: { id: busy!.id } })).ocppStatus ===
