@@ -4,6 +4,7 @@
  * own jobs on its queue. Run N copies against one database: the jobs table shares the work among
  * them.
  */
+import type { AddressInfo } from "node:net";
 // every domain's operation kinds and charger-transaction hooks, before anything uses them
 import "../server/domains";
 import { BACKGROUND_JOBS } from "../server/background-jobs";
@@ -15,6 +16,7 @@ import { startJobRunner } from "../server/jobs/runner";
 import { log } from "../server/log";
 import { createGateway } from "./gateway";
 import { createOcppServer } from "./http-server";
+import { startSandboxHost } from "./sandbox/host";
 
 /** Connections the kernel may hold for the gateway to accept. */
 const OCPP_ACCEPT_BACKLOG = 4_096;
@@ -46,6 +48,15 @@ async function main() {
   await new Promise<void>((resolve) =>
     server.listen({ port: config.ocppPort, backlog: OCPP_ACCEPT_BACKLOG }, resolve),
   );
+  // The sandbox's virtual chargers connect to this very listener, on loopback, as chargers do.
+  const { port } = server.address() as AddressInfo;
+  const sandbox = await startSandboxHost({
+    db: db(),
+    databaseUrl: config.databaseUrl,
+    gatewayId: gateway.id,
+    ocppUrl: `${tls ? "wss" : "ws"}://127.0.0.1:${port}/ocpp`,
+    ...(tls ? { tls } : {}),
+  });
   log.info("ocpp gateway listening", {
     port: config.ocppPort,
     tls: Boolean(tls),
@@ -68,6 +79,8 @@ async function main() {
     let code = 0;
     try {
       server.close();
+      // The virtual chargers close and their leases go back at once: another gateway adopts them.
+      await sandbox.stop();
       // Jobs still running after 3 s are left to their leases: another runner takes them over.
       await jobs.stop(3_000);
       // Records every station's disconnect and this gateway's stop while the database is there.

@@ -8,7 +8,7 @@ import { startTestGateway, type TestGateway } from "./ocpp";
  */
 export function aLiveGateway(
   options: Parameters<typeof startTestGateway>[0] = {},
-): Pick<TestGateway, "url" | "gateway" | "jobs"> {
+): Pick<TestGateway, "url" | "gateway" | "jobs" | "sandbox"> {
   let started: TestGateway | undefined;
   beforeAll(async () => {
     started = await startTestGateway(options);
@@ -29,6 +29,9 @@ export function aLiveGateway(
     },
     get jobs() {
       return live().jobs;
+    },
+    get sandbox() {
+      return live().sandbox;
     },
   };
 }

@@ -9,13 +9,15 @@ import { operationSweepJob } from "../server/operations/operation-jobs";
 import { createGateway, type GatewayOptions } from "../ocpp/gateway";
 import { createOcppServer, type TlsFiles } from "../ocpp/http-server";
 import { strictModeValidators } from "../ocpp/protocol/validators";
+import { startSandboxHost, type SandboxHostOptions } from "../ocpp/sandbox/host";
 
 /**
  * A real gateway on a loopback port, against this test file's database, with the job runner its
  * process would have for operations: the operation sweep (on `default`) and the gateway's own
  * re-dispatch job (on its queue). Other background jobs are left to the tests that want them
  * (`jobs`, run by the same runner). `db`: the client the gateway itself uses (a test may wrap it
- * to hold a statement).
+ * to hold a statement). `sandbox`: the process's virtual-charger host too (ocpp/sandbox), with
+ * these options (a shorter idle period, a tick of the test's own).
  */
 export async function startTestGateway(
   options: {
@@ -24,6 +26,7 @@ export async function startTestGateway(
     auth?: GatewayOptions["auth"];
     jobs?: JobDefinition[];
     db?: Db;
+    sandbox?: Partial<Omit<SandboxHostOptions, "db" | "databaseUrl" | "gatewayId" | "ocppUrl">>;
   } = {},
 ) {
   const callTimeoutMs = options.callTimeoutMs ?? 1500;
@@ -46,11 +49,24 @@ export async function startTestGateway(
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const port = (server.address() as AddressInfo).port;
+  const url = `${options.tls ? "wss" : "ws"}://127.0.0.1:${port}/ocpp`;
+  const sandbox = options.sandbox
+    ? await startSandboxHost({
+        db: db(),
+        databaseUrl: process.env.DATABASE_URL!,
+        gatewayId: gateway.id,
+        ocppUrl: url,
+        ...(options.tls ? { tls: options.tls } : {}),
+        ...options.sandbox,
+      })
+    : undefined;
   return {
     gateway,
     jobs,
-    url: `${options.tls ? "wss" : "ws"}://127.0.0.1:${port}/ocpp`,
+    url,
+    sandbox,
     close: async () => {
+      await sandbox?.stop();
       await jobs.stop(1_000);
       await gateway.close();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -1,9 +1,406 @@
-import { expect } from "vitest";
+import { afterAll, beforeAll, expect } from "vitest";
+import { createBill } from "../server/bills/create-bill";
+import { startBill } from "../server/bills/start-bill";
+import { db, type Db } from "../server/db";
+import { inTransaction } from "../server/db/retry";
+import { DomainError } from "../server/errors";
+import { newId, randomBase62 } from "../server/lib/ids";
+import { hashPassword } from "../server/lib/passwords";
+import { configuredVerifierKey, stationVerifier } from "../server/lib/password-verifier";
+import { seal } from "../server/lib/secret-box";
+import { createLocation } from "../server/locations/create-location";
+import { createCommand } from "../server/operations/create-command";
+import {
+  registerSandboxChargerHooks,
+  unregisterSandboxChargerHooks,
+  type SandboxChargerHooks,
+} from "../server/sandbox/charger-hooks";
+import { registerStation } from "../server/stations/register-station";
+import { createTariff } from "../server/tariffs/manage-tariffs";
+import { LATEST_VERSION } from "../server/versions";
+import { waitUntil } from "./ocpp";
 import { processorEventJob } from "../server/payments/processor-event-job";
 import { paymentAttemptJob } from "../server/payments/payment-attempt-job";
 import { sandboxSessionJobDefinition } from "../server/sandbox/session-job";
 import { call, idem } from "./api";
 import { aUser, type TestUser } from "./users";
+
+/**
+ * Sandbox stations, sessions and advances without the API side (ocpp/sandbox/README.md, the
+ * contract): rows exactly as the API side writes them, so the virtual-charger host can be tested
+ * alone. At merge, `aSandbox` gives way to the API side's `ensureSandbox` and `aSandboxSession` to
+ * its session creation; `advance` and `stopSession` stay faithful to what its routes do.
+ */
+
+export type SandboxStationSpec = {
+  suffix: string;
+  connectors: number;
+  protocol: string;
+  nominalPowerW: number;
+};
+
+/** The stations a sandbox has (the API side's provisioning: `server/sandbox/provision.ts`). */
+export const SANDBOX_STATIONS: readonly SandboxStationSpec[] = [
+  { suffix: "ac1", connectors: 2, protocol: "ocpp2.0.1", nominalPowerW: 22_000 },
+  { suffix: "dc1", connectors: 1, protocol: "ocpp2.0.1", nominalPowerW: 50_000 },
+  { suffix: "v16", connectors: 1, protocol: "ocpp1.6", nominalPowerW: 11_000 },
+];
+
+/** The API side's default sandbox tariff: 35 cents per kWh plus 60 cents per hour of charging. */
+export const SANDBOX_TARIFF = {
+  name: "Sandbox default",
+  time_zone: "America/New_York",
+  elements: [
+    {
+      price_components: [
+        { type: "ENERGY", price: 0.35, step_size: 1 },
+        { type: "TIME", price: 0.6, step_size: 60 },
+      ],
+    },
+  ],
+};
+
+export type SandboxStation = {
+  id: number;
+  name: string;
+  protocol: string;
+  password: string;
+  nominalPowerW: number;
+  connectors: { id: number; connectorNumber: number; evseNumber: number }[];
+};
+
+let n = 0;
+
+/**
+ * A workspace (team and owner) with its sandbox tenant (`kind = 'sandbox'`), a location, the three
+ * sandbox stations with generated passwords (scrypt hash and keyed verifier on the station, sealed
+ * in its `sandbox_chargers` row) and the default tariff.
+ */
+export async function aSandbox(stations: readonly SandboxStationSpec[] = SANDBOX_STATIONS) {
+  n += 1;
+  const stamp = `${process.pid}-${n}-${Date.now()}`;
+  const owner = await db().user.create({ data: { email: `sbx-${stamp}@example.test` } });
+  const team = await db().team.create({
+    data: { name: `Workspace ${stamp}`, members: { create: { userId: owner.id, role: "owner" } } },
+  });
+  const tenant = await db().tenant.create({
+    data: { teamId: team.id, name: "Sandbox", kind: "sandbox" },
+  });
+  const location = await createLocation({
+    tenantId: tenant.id,
+    input: {
+      name: "Sandbox depot",
+      address: {
+        street: "1 Sandbox Way",
+        city: "Springfield",
+        postal_code: "12345",
+        country: "US",
+      },
+      coordinates: { latitude: 40.7128, longitude: -74.006 },
+      time_zone: "America/New_York",
+    },
+  });
+  const tariff = await createTariff({
+    tenantId: tenant.id,
+    body: SANDBOX_TARIFF,
+    version: LATEST_VERSION,
+  });
+  const hasProtocolColumn = await chargerRowsHaveProtocol();
+  const made: SandboxStation[] = [];
+  for (const spec of stations) {
+    const password = randomBase62(32);
+    const hash = await hashPassword(password);
+    const station = await registerStation({
+      tenantId: tenant.id,
+      input: {
+        name: `sbx-${team.id}-${spec.suffix}`,
+        location_id: location.id,
+        connector_count: spec.connectors,
+      },
+    });
+    const key = configuredVerifierKey();
+    await db().station.update({
+      where: { id: station.id },
+      data: {
+        passwordHash: hash,
+        passwordVerifier: key
+          ? stationVerifier(key, station.id, hash, Buffer.from(password))
+          : null,
+        protocol: spec.protocol,
+      },
+    });
+    await db().sandboxCharger.create({
+      data: {
+        stationId: station.id,
+        tenantId: tenant.id,
+        passwordSealed: seal(password),
+        nominalPowerW: spec.nominalPowerW,
+      },
+    });
+    if (hasProtocolColumn)
+      await db().$executeRaw`UPDATE sandbox_chargers SET protocol = ${spec.protocol}
+                              WHERE station_id = ${station.id}`;
+    const connectors = await db().connector.findMany({
+      where: { stationId: station.id },
+      include: { evse: true },
+      orderBy: { connectorNumber: "asc" },
+    });
+    made.push({
+      id: station.id,
+      name: station.name,
+      protocol: spec.protocol,
+      password,
+      nominalPowerW: spec.nominalPowerW,
+      connectors: connectors.map((k) => ({
+        id: k.id,
+        connectorNumber: k.connectorNumber,
+        evseNumber: k.evse.evseNumber,
+      })),
+    });
+  }
+  return { teamId: team.id, tenantId: tenant.id, tariffId: tariff.id, stations: made };
+}
+export type Sandbox = Awaited<ReturnType<typeof aSandbox>>;
+
+/** The API side adds `sandbox_chargers.protocol`; before that merge the station's column says it. */
+async function chargerRowsHaveProtocol() {
+  const rows = await db().$queryRaw<{ found: boolean }[]>`
+    SELECT EXISTS (SELECT 1 FROM information_schema.columns
+                    WHERE table_name = 'sandbox_chargers' AND column_name = 'protocol') AS found`;
+  return rows[0]?.found ?? false;
+}
+
+export type SandboxSessionRow = {
+  id: string;
+  tenantId: number;
+  stationId: number;
+  connectorId: number;
+  billId: string;
+};
+
+/**
+ * A sandbox session as the API side opens one: its bill (csms, on the sandbox tenant) with an
+ * authorized payment, the session row `starting` holding the connector, the charger no longer
+ * idle, and `NOTIFY sandbox, '<station id>'` so a host claims and connects the charger. The bill
+ * is started by the ready hook (`useSandboxStarts`) once the charger is connected.
+ *
+ * The payment is written as an authorized card hold, as the bill tests do (`anAuthorizedPayment`):
+ * today's `requireFunding` takes only card payments; the API side makes the simulator the
+ * sandbox's service.
+ */
+export async function aSandboxSession(
+  sandbox: Sandbox,
+  station: SandboxStation,
+  connector = station.connectors[0]!,
+  options: { holdMinor?: number } = {},
+): Promise<SandboxSessionRow> {
+  const id = `sbs_${Date.now().toString(36).padStart(9, "0")}${randomBase62(14)}`;
+  const bill = await inTransaction(db(), async (tx) => {
+    const created = await createBill({
+      tenantId: sandbox.tenantId,
+      actorId: "test",
+      input: {
+        station_id: station.id,
+        connector_id: connector.id,
+        tariff_id: sandbox.tariffId,
+        source: "csms",
+        hold_minor: options.holdMinor ?? 10_000,
+      },
+      db: tx,
+    });
+    await tx.payment.create({
+      data: {
+        id: newId("pay"),
+        tenantId: sandbox.tenantId,
+        billId: created.id,
+        service: "card",
+        status: "authorized",
+        amountMinor: created.hold_minor,
+        authorizedAt: new Date(),
+        expiresAt: new Date(Date.now() + 7 * 86_400_000),
+        createdBy: "test",
+      },
+    });
+    const tariff = await tx.tariff.findUniqueOrThrow({ where: { id: sandbox.tariffId } });
+    await tx.sandboxSession.create({
+      data: {
+        id,
+        tenantId: sandbox.tenantId,
+        teamId: sandbox.teamId,
+        stationId: station.id,
+        connectorId: connector.id,
+        tariffId: sandbox.tariffId,
+        tariffVersion: tariff.currentVersion,
+        billId: created.id,
+        status: "starting",
+        openConnectorId: connector.id,
+        createdBy: "test",
+      },
+    });
+    await tx.$executeRaw`UPDATE sandbox_chargers SET idle_since = NULL WHERE station_id = ${station.id}`;
+    await tx.$executeRaw`SELECT pg_notify('sandbox', ${String(station.id)})`;
+    return created;
+  });
+  return {
+    id,
+    tenantId: sandbox.tenantId,
+    stationId: station.id,
+    connectorId: connector.id,
+    billId: bill.id,
+  };
+}
+
+/**
+ * The ready hook the API side registers, as the tests need it: a `starting` session whose bill is
+ * still `open` gets its bill started (`bill.start`: RequestStartTransaction or
+ * RemoteStartTransaction with the bill's token to the virtual charger), and the session keeps the
+ * operation's id. Idempotent: a bill no longer open is left alone.
+ */
+export const startSessionsWhenReady: SandboxChargerHooks = {
+  onChargerReady: async (database: Db, { stationId, tenantId }) => {
+    const waiting = await database.$queryRaw<{ id: string; bill_id: string }[]>`
+      SELECT s.id, s.bill_id FROM sandbox_sessions s JOIN bills b ON b.id = s.bill_id
+       WHERE s.station_id = ${stationId} AND s.status = 'starting'
+         AND s.open_connector_id IS NOT NULL AND b.status = 'open'`;
+    for (const session of waiting)
+      await inTransaction(database, async (tx) => {
+        const operation = await startBill({
+          tenantId,
+          billId: session.bill_id,
+          apiKeyId: null,
+          db: tx,
+        });
+        await tx.sandboxSession.update({
+          where: { id: session.id },
+          data: { startOperationId: operation.id },
+        });
+      }).catch((error: unknown) => {
+        if (!(error instanceof DomainError && error.code === "bill_not_open")) throw error;
+      });
+  },
+};
+
+/** Registers `startSessionsWhenReady` for the test file (or `describe`). */
+export function useSandboxStarts() {
+  beforeAll(() => registerSandboxChargerHooks([startSessionsWhenReady]));
+  afterAll(() => unregisterSandboxChargerHooks([startSessionsWhenReady]));
+}
+
+/**
+ * One advance, exactly as the contract says the API side writes it, in one transaction under the
+ * charger row's lock: the charger's register and clock move on, the `sandbox_advances` row (next
+ * `seq`, the new register, `sampled_at` = now + the new clock offset, `pending`), the session's
+ * `target_wh` and `elapsed_seconds`, and `NOTIFY sandbox, '<station id>'` (delivered at commit).
+ * Without `elapsedSeconds` the virtual time is what the charger's nominal power takes.
+ */
+export async function advance(
+  session: SandboxSessionRow,
+  energyWh: number,
+  options: { elapsedSeconds?: number; socPercent?: number } = {},
+) {
+  return inTransaction(db(), async (tx) => {
+    const [charger] = await tx.$queryRaw<{ nominal_power_w: number }[]>`
+      SELECT nominal_power_w FROM sandbox_chargers
+       WHERE station_id = ${session.stationId} FOR UPDATE`;
+    const elapsed =
+      options.elapsedSeconds ??
+      Math.max(1, Math.ceil((energyWh * 3600) / charger!.nominal_power_w));
+    const [moved] = await tx.$queryRaw<{ register_wh: bigint; clock_offset_seconds: number }[]>`
+      UPDATE sandbox_chargers
+         SET register_wh = register_wh + ${energyWh},
+             clock_offset_seconds = clock_offset_seconds + ${elapsed}
+       WHERE station_id = ${session.stationId}
+      RETURNING register_wh, clock_offset_seconds`;
+    const [row] = await tx.$queryRaw<{ seq: number; sampled_at: Date }[]>`
+      INSERT INTO sandbox_advances
+             (session_id, seq, energy_wh, elapsed_seconds, soc_percent, register_wh, sampled_at)
+      SELECT ${session.id}, COALESCE(max(seq), 0) + 1, ${energyWh}, ${elapsed},
+             ${options.socPercent ?? null}::int, ${moved!.register_wh},
+             now() + make_interval(secs => ${moved!.clock_offset_seconds})
+        FROM sandbox_advances WHERE session_id = ${session.id}
+      RETURNING seq, sampled_at`;
+    await tx.$executeRaw`
+      UPDATE sandbox_sessions
+         SET target_wh = target_wh + ${energyWh}, elapsed_seconds = elapsed_seconds + ${elapsed}
+       WHERE id = ${session.id}`;
+    await tx.$executeRaw`SELECT pg_notify('sandbox', ${String(session.stationId)})`;
+    return { seq: row!.seq, sampledAt: row!.sampled_at, elapsedSeconds: elapsed, energyWh };
+  });
+}
+
+/**
+ * The session's stop as the API side sends it: the production stop command for its transaction
+ * (RequestStopTransaction / RemoteStopTransaction), written under the charger row's lock (so no
+ * advance commits after it) with the operation's id kept on the session.
+ */
+export async function stopSession(session: SandboxSessionRow) {
+  const transactionId = await transactionOf(session);
+  if (transactionId === null) throw new Error("the session's transaction has not started");
+  return inTransaction(db(), async (tx) => {
+    await tx.$queryRaw`SELECT 1 FROM sandbox_chargers WHERE station_id = ${session.stationId} FOR UPDATE`;
+    const operation = await createCommand({
+      tenantId: session.tenantId,
+      stationId: session.stationId,
+      apiKeyId: null,
+      command: { action: "stop", transaction_id: transactionId },
+      db: tx,
+    });
+    await tx.sandboxSession.update({
+      where: { id: session.id },
+      data: { stopOperationId: operation.id },
+    });
+    return operation;
+  });
+}
+
+/** The session is over as the API side ends it: the connector free, the charger idle from now. */
+export async function settleSession(session: SandboxSessionRow) {
+  await inTransaction(db(), async (tx) => {
+    await tx.sandboxSession.update({
+      where: { id: session.id },
+      data: { status: "settled", openConnectorId: null, settledAt: new Date() },
+    });
+    await tx.$executeRaw`UPDATE sandbox_chargers SET idle_since = now() WHERE station_id = ${session.stationId}`;
+    await tx.$executeRaw`SELECT pg_notify('sandbox', ${String(session.stationId)})`;
+  });
+}
+
+/** The session's transaction, once the charger's start was recorded (the bill matched it). */
+export async function transactionOf(session: SandboxSessionRow): Promise<number | null> {
+  const bill = await db().bill.findUniqueOrThrow({ where: { id: session.billId } });
+  return bill.transactionId;
+}
+
+/** Waits until the session's bill has its transaction (the charger's start recorded). */
+export async function aChargingSession(session: SandboxSessionRow, ms = 10_000) {
+  let transactionId: number | null = null;
+  await waitUntil(async () => (transactionId = await transactionOf(session)) !== null, ms);
+  return transactionId!;
+}
+
+/** Waits until every advance of the session is applied. */
+export async function allApplied(session: SandboxSessionRow, ms = 10_000) {
+  await waitUntil(
+    async () =>
+      (await db().sandboxAdvance.count({ where: { sessionId: session.id, status: "pending" } })) ===
+      0,
+    ms,
+  );
+}
+
+/** The transaction once ended (the charger's stop recorded). */
+export async function anEndedTransaction(transactionId: number, ms = 10_000) {
+  await waitUntil(
+    async () =>
+      (await db().transaction.findUniqueOrThrow({ where: { id: transactionId } })).endedAt !== null,
+    ms,
+  );
+  return db().transaction.findUniqueOrThrow({ where: { id: transactionId } });
+}
+
+/** The charger row (lease, register, clock). */
+export const chargerRow = (stationId: number) =>
+  db().sandboxCharger.findUniqueOrThrow({ where: { stationId } });
 
 /** What a gateway test's runner needs besides the operation sweep for sandbox sessions. */
 export const SANDBOX_JOBS = [sandboxSessionJobDefinition, paymentAttemptJob, processorEventJob];
