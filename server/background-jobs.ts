@@ -18,6 +18,7 @@ import {
   followInFlightPaymentsJob,
 } from "./payments/payment-sweeps";
 import { processorEventJob } from "./payments/processor-event-job";
+import { sandboxSessionJobDefinition } from "./sandbox/session-job";
 import { deliverWebhook } from "./webhooks/deliver-webhook";
 
 /**
@@ -39,4 +40,5 @@ export const BACKGROUND_JOBS: readonly JobDefinition[] = [
   processorEventJob,
   accountUpdatedJob,
   accountAttemptJob,
+  sandboxSessionJobDefinition,
 ];

@@ -1,8 +1,8 @@
 /**
  * Every domain's additions to the registries of the layers below it, in one place (as
- * `server/http/routes/index.ts` is for routes): the operation kinds (`server/operations/kinds`)
- * and the charger-transaction hooks (`server/charger-reports/transaction-hooks.ts`). Those layers
- * know no domain by name; a process has every domain's part once it imported this module, and
+ * `server/http/routes/index.ts` is for routes): the operation kinds (`server/operations/kinds`),
+ * the charger-transaction hooks (`server/charger-reports/transaction-hooks.ts`) and the sandbox
+ * chargers' ready hooks (`server/sandbox/charger-hooks.ts`). Those layers know no domain by name; a process has every domain's part once it imported this module, and
  * each one does so at its entry: the web process through the route table, the ocpp process in
  * `ocpp/main.ts` and `ocpp/gateway.ts`, the job runner's definitions (`background-jobs.ts`), the
  * CLI (`cli/admin.ts`) and the tests' setup (`testing/setup-domains.ts`). A registry read before
@@ -16,6 +16,8 @@ import { registerTransactionHooks } from "./charger-reports/transaction-hooks";
 import { registerOperationKinds } from "./operations/kinds";
 import { stationCommand } from "./operations/kinds/station-command";
 import { stationCredentials } from "./operations/kinds/station-credentials";
+import { registerSandboxChargerHooks } from "./sandbox/charger-hooks";
+import { startSessionsOnReady } from "./sandbox/charger-ready";
 import { sandboxTransactionHooks } from "./sandbox/transaction-hooks";
 import { sessionTransactionHooks } from "./sessions/charger-hooks";
 import { externalStart } from "./sessions/operation-kinds/external-start";
@@ -34,3 +36,6 @@ registerOperationKinds([
 // In this order: a session's hooks (external or sandbox) read what its bill's decided (whether it
 // took the transaction, whether it ended).
 registerTransactionHooks([billTransactionHooks, sessionTransactionHooks, sandboxTransactionHooks]);
+
+// A sandbox station's virtual charger is ready: its starting sessions start now.
+registerSandboxChargerHooks([startSessionsOnReady]);

@@ -18,6 +18,7 @@ import {
 import { registerStation } from "../server/stations/register-station";
 import { createTariff } from "../server/tariffs/manage-tariffs";
 import { LATEST_VERSION } from "../server/versions";
+import { SANDBOX_STATIONS, SANDBOX_TARIFF } from "../server/sandbox/provision";
 import { waitUntil } from "./ocpp";
 import { processorEventJob } from "../server/payments/processor-event-job";
 import { paymentAttemptJob } from "../server/payments/payment-attempt-job";
@@ -26,10 +27,10 @@ import { call, idem } from "./api";
 import { aUser, type TestUser } from "./users";
 
 /**
- * Sandbox stations, sessions and advances without the API side (ocpp/sandbox/README.md, the
- * contract): rows exactly as the API side writes them, so the virtual-charger host can be tested
- * alone. At merge, `aSandbox` gives way to the API side's `ensureSandbox` and `aSandboxSession` to
- * its session creation; `advance` and `stopSession` stay faithful to what its routes do.
+ * Two halves. Rows without the API side (`aSandbox`, `aSandboxSession`, `advance`, `stopSession`):
+ * exactly what the API side writes (server/sandbox/README.md, The contract), with station shapes a
+ * test may choose, so the virtual-charger host (ocpp/sandbox) is tested alone. Through /v1
+ * (`aWorkspace`, `sandbox`, `startSession`, `sessionUntil`): what a developer does.
  */
 
 export type SandboxStationSpec = {
@@ -39,26 +40,7 @@ export type SandboxStationSpec = {
   nominalPowerW: number;
 };
 
-/** The stations a sandbox has (the API side's provisioning: `server/sandbox/provision.ts`). */
-export const SANDBOX_STATIONS: readonly SandboxStationSpec[] = [
-  { suffix: "ac1", connectors: 2, protocol: "ocpp2.0.1", nominalPowerW: 22_000 },
-  { suffix: "dc1", connectors: 1, protocol: "ocpp2.0.1", nominalPowerW: 50_000 },
-  { suffix: "v16", connectors: 1, protocol: "ocpp1.6", nominalPowerW: 11_000 },
-];
-
-/** The API side's default sandbox tariff: 35 cents per kWh plus 60 cents per hour of charging. */
-export const SANDBOX_TARIFF = {
-  name: "Sandbox default",
-  time_zone: "America/New_York",
-  elements: [
-    {
-      price_components: [
-        { type: "ENERGY", price: 0.35, step_size: 1 },
-        { type: "TIME", price: 0.6, step_size: 60 },
-      ],
-    },
-  ],
-};
+export { SANDBOX_STATIONS, SANDBOX_TARIFF };
 
 export type SandboxStation = {
   id: number;
@@ -105,7 +87,6 @@ export async function aSandbox(stations: readonly SandboxStationSpec[] = SANDBOX
     body: SANDBOX_TARIFF,
     version: LATEST_VERSION,
   });
-  const hasProtocolColumn = await chargerRowsHaveProtocol();
   const made: SandboxStation[] = [];
   for (const spec of stations) {
     const password = randomBase62(32);
@@ -135,11 +116,9 @@ export async function aSandbox(stations: readonly SandboxStationSpec[] = SANDBOX
         tenantId: tenant.id,
         passwordSealed: seal(password),
         nominalPowerW: spec.nominalPowerW,
+        protocol: spec.protocol,
       },
     });
-    if (hasProtocolColumn)
-      await db().$executeRaw`UPDATE sandbox_chargers SET protocol = ${spec.protocol}
-                              WHERE station_id = ${station.id}`;
     const connectors = await db().connector.findMany({
       where: { stationId: station.id },
       include: { evse: true },
@@ -162,14 +141,6 @@ export async function aSandbox(stations: readonly SandboxStationSpec[] = SANDBOX
 }
 export type Sandbox = Awaited<ReturnType<typeof aSandbox>>;
 
-/** The API side adds `sandbox_chargers.protocol`; before that merge the station's column says it. */
-async function chargerRowsHaveProtocol() {
-  const rows = await db().$queryRaw<{ found: boolean }[]>`
-    SELECT EXISTS (SELECT 1 FROM information_schema.columns
-                    WHERE table_name = 'sandbox_chargers' AND column_name = 'protocol') AS found`;
-  return rows[0]?.found ?? false;
-}
-
 export type SandboxSessionRow = {
   id: string;
   tenantId: number;
@@ -184,9 +155,8 @@ export type SandboxSessionRow = {
  * idle, and `NOTIFY sandbox, '<station id>'` so a host claims and connects the charger. The bill
  * is started by the ready hook (`useSandboxStarts`) once the charger is connected.
  *
- * The payment is written as an authorized card hold, as the bill tests do (`anAuthorizedPayment`):
- * today's `requireFunding` takes only card payments; the API side makes the simulator the
- * sandbox's service.
+ * The payment is written as an authorized simulator hold (a sandbox's bills are funded by the
+ * simulator and only by it: server/bills/funding.ts).
  */
 export async function aSandboxSession(
   sandbox: Sandbox,
@@ -213,7 +183,7 @@ export async function aSandboxSession(
         id: newId("pay"),
         tenantId: sandbox.tenantId,
         billId: created.id,
-        service: "card",
+        service: "simulator",
         status: "authorized",
         amountMinor: created.hold_minor,
         authorizedAt: new Date(),

@@ -14,6 +14,7 @@ import {
   stopSession,
   useSandboxStarts,
   type SandboxSessionRow,
+  type SandboxStationSpec,
 } from "../../testing/sandbox";
 import type { ChargerFrame } from "./virtual-charger";
 
@@ -66,9 +67,16 @@ async function aFullSession(session: SandboxSessionRow) {
   return { transactionId, advances, stop, transaction };
 }
 
+/** Station shapes with few connectors, so each frame sequence below is short and exact. */
+const SMALL: SandboxStationSpec[] = [
+  { suffix: "ac1", connectors: 2, protocol: "ocpp2.0.1", nominalPowerW: 22_000 },
+  { suffix: "dc1", connectors: 1, protocol: "ocpp2.0.1", nominalPowerW: 50_000 },
+  { suffix: "v16", connectors: 1, protocol: "ocpp1.6", nominalPowerW: 11_000 },
+];
+
 describe("a virtual charger", () => {
   it("speaks OCPP 2.0.1 over the production handshake: boot, status, the bill's start, each advance as a meter report, the stop after them", async () => {
-    const sandbox = await aSandbox();
+    const sandbox = await aSandbox(SMALL);
     const station = sandbox.stations[0]!; // ac1: 2 connectors, 2.0.1, 22 kW
     const session = await aSandboxSession(sandbox, station);
     const { transactionId, advances, transaction } = await aFullSession(session);
@@ -168,7 +176,7 @@ describe("a virtual charger", () => {
   });
 
   it("speaks OCPP 1.6 alike: RemoteStartTransaction → StartTransaction, MeterValues, RemoteStopTransaction → StopTransaction", async () => {
-    const sandbox = await aSandbox();
+    const sandbox = await aSandbox(SMALL);
     const station = sandbox.stations[2]!; // v16: 1 connector, 1.6, 11 kW
     const session = await aSandboxSession(sandbox, station);
     const { transactionId, advances, transaction } = await aFullSession(session);

@@ -310,6 +310,12 @@ export class VirtualCharger {
   private async round(connection: number): Promise<boolean> {
     const { db } = this.options;
     const setup = this.setup!;
+    // A stop asked before this read comes after every advance the read sees (the API commits an
+    // advance before it can ask for the stop behind it); one asked during the round is carried
+    // out by the next round (the stop asks for one), after the advances that round reads.
+    const endingBeforeRead = new Set(
+      [...this.running.values()].filter((t) => t.ending).map((t) => t.reference),
+    );
     const work = await readStationWork(db, this.stationId, this.afterSeq());
     if (!work || connection !== this.connection) return false;
     await this.adopt(work);
@@ -319,7 +325,10 @@ export class VirtualCharger {
       const connector = setup.connectors.find((k) => k.id === session.connectorId);
       if (!connector) continue;
       const tx = this.running.get(connector.id);
-      if (tx && tx.sessionId === session.id && session.stopAsked) tx.ending ??= "Remote";
+      if (tx && tx.sessionId === session.id && session.stopAsked) {
+        tx.ending ??= "Remote";
+        endingBeforeRead.add(tx.reference);
+      }
       if (session.status !== "starting" || session.transactionId !== null) continue;
       if (session.billStatus === "open") ready = true;
       // The start was accepted (or may have been) and its transaction never reported: the
@@ -340,7 +349,7 @@ export class VirtualCharger {
       const recorded =
         work.transactions.find((t) => t.reference === tx.reference)?.energyWh ?? tx.meteredWh;
       if (await this.report(connection, tx, pending, recorded)) sent = true;
-      if (tx.ending && pending.length < PENDING_LIMIT) {
+      if (tx.ending && endingBeforeRead.has(tx.reference) && pending.length < PENDING_LIMIT) {
         await this.endTransaction(connection, tx, work.clockOffsetSeconds);
         sent = true;
       }

@@ -1,15 +1,13 @@
 /**
  * Sandbox sessions end to end through /v1, over the real gateway (strict ocpp-rpc on both sides)
- * with the test stand-in for the virtual-charger host (testing/sandbox-charger-stand-in.ts; the
- * real host, ocpp/sandbox/, replaces it at merge): start → advances → stop → settled → refund,
+ * with the gateway's own virtual-charger host (ocpp/sandbox/): start → advances → stop → settled → refund,
  * the charger's frames, the production records, concurrency and the wrong orders.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { db } from "../db";
 import { setApiKeyRateLimit } from "../keys/set-rate-limit";
 import { idem } from "../../testing/api";
 import { aLiveGateway } from "../../testing/live-gateway";
-import { aSandboxChargerStandIn } from "../../testing/sandbox-charger-stand-in";
 import {
   aWorkspace,
   SANDBOX_JOBS,
@@ -19,14 +17,7 @@ import {
   type Workspace,
 } from "../../testing/sandbox";
 
-const gw = aLiveGateway({ jobs: SANDBOX_JOBS });
-let host: Awaited<ReturnType<typeof aSandboxChargerStandIn>>;
-beforeAll(async () => {
-  host = await aSandboxChargerStandIn({ url: gw.url });
-});
-afterAll(async () => {
-  await host?.close();
-});
+const gw = aLiveGateway({ jobs: SANDBOX_JOBS, sandbox: { tickMs: 500 } });
 
 const advance = (w: Workspace, id: string, body: Record<string, unknown>, key = idem()) =>
   sandbox(w, "POST", `/v1/sandbox/sessions/${id}/advance`, { body, idempotencyKey: key });
