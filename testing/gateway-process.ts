@@ -24,14 +24,14 @@ export async function spawnGateway(env: Record<string, string> = {}) {
     {
       cwd: path.resolve(import.meta.dirname, ".."),
       env: { ...process.env, OCPP_PORT: String(port), LOG_LEVEL: "info", ...env },
-      stdio: ["ignore", "pipe", "inherit"],
+      stdio: ["ignore", "inherit", "pipe"],
     },
   );
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   const gatewayId = await new Promise<string>((resolve, reject) => {
     let buffered = "";
     child.once("exit", (code) => reject(new Error(`ocpp exited (${code}) before it listened`)));
-    child.stdout.on("data", (chunk: Buffer) => {
+    child.stderr.on("data", (chunk: Buffer) => {
       buffered += chunk.toString();
       for (const line of buffered.split("\n").slice(0, -1)) {
         const entry = (() => {
