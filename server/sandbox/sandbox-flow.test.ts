@@ -17,7 +17,7 @@ import {
   type Workspace,
 } from "../../testing/sandbox";
 
-const gw = aLiveGateway({ jobs: SANDBOX_JOBS, sandbox: { tickMs: 500 } });
+aLiveGateway({ jobs: SANDBOX_JOBS, sandbox: { tickMs: 500 } });
 
 const advance = (w: Workspace, id: string, body: Record<string, unknown>, key = idem()) =>
   sandbox(w, "POST", `/v1/sandbox/sessions/${id}/advance`, { body, idempotencyKey: key });

@@ -47,9 +47,9 @@ describe("provisioning", () => {
     expect(location.stations.map((s: { name: string }) => s.name)).toEqual(
       SANDBOX_STATIONS.map((s) => `sbx-${ws.body.id}-${s.suffix}`),
     );
-    expect(
-      location.stations.map((s: { connectors: unknown[] }) => s.connectors.length),
-    ).toEqual([8, 2, 2]);
+    expect(location.stations.map((s: { connectors: unknown[] }) => s.connectors.length)).toEqual([
+      8, 2, 2,
+    ]);
     expect(location.stations[2]).toMatchObject({ protocol: "ocpp1.6", nominal_power_kw: 11 });
     expect(await db().station.count({ where: { tenantId: tenants[0]!.id } })).toBe(3);
     expect(await db().tariff.count({ where: { tenantId: tenants[0]!.id } })).toBe(1);
