@@ -1,6 +1,7 @@
 // every domain's operation kinds and charger-transaction hooks, before anything uses them
 import "./domains";
 import { capSweepJob } from "./bills/cap-sweep";
+import { displaySyncJob } from "./displays/sync-displays";
 import type { JobDefinition } from "./jobs/define-job";
 import {
   partitionsJob,
@@ -39,4 +40,5 @@ export const BACKGROUND_JOBS: readonly JobDefinition[] = [
   processorEventJob,
   accountUpdatedJob,
   accountAttemptJob,
+  displaySyncJob(),
 ];

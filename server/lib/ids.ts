@@ -30,7 +30,8 @@ export function newId(
     | "cs"
     | "srp"
     | "pat"
-    | "paa",
+    | "paa"
+    | "dsp",
 ): string {
   const time = Date.now().toString(36).padStart(9, "0");
   return `${prefix}_${time}${randomBase62(14)}`;
