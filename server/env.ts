@@ -65,9 +65,7 @@ const schema = z.object({
   WEBHOOK_ALLOW_PRIVATE_DESTINATIONS: z
     .enum(["true", "false"], { error: "must be true or false" })
     .default("false"),
-  DISPLAYS_DISABLED: z
-    .enum(["true", "false"], { error: "must be true or false" })
-    .default("false"),
+  DISPLAYS_DISABLED: z.enum(["true", "false"], { error: "must be true or false" }).default("false"),
   METRICS_TOKEN: z
     .string()
     .regex(/^[\x21-\x7e]{32,}$/, "must be at least 32 printable characters, no spaces")

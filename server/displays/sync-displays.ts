@@ -3,7 +3,7 @@ import type { Db, DbTx } from "../db";
 import { lockStation } from "../db/locks";
 import { inTransaction } from "../db/retry";
 import { env } from "../env";
-import { Prisma, type Display } from "../generated/prisma/client";
+import { Prisma } from "../generated/prisma/client";
 import { defineCronJob } from "../jobs/define-job";
 import { createOperation } from "../operations/create-operation";
 import { resolveDisplayAdapter } from "./adapters";
@@ -149,7 +149,7 @@ async function syncOne(tx: DbTx, displayId: string): Promise<string | null> {
         ...data,
         ...decided,
         operationId: operation.id,
-        ...(refused ? { lastError: refused as Prisma.InputJsonObject } : {}),
+        ...(refused ? { lastError: refused } : {}),
       },
     });
     if (refused || updated.state !== display.state || updated.shown !== display.shown)

@@ -127,6 +127,6 @@ function errorOf(result: Record<string, unknown>): Prisma.InputJsonObject {
   return {
     code: error?.code ?? "charger_rejected",
     message: error?.message ?? "The charger did not accept the display.",
-    details: (error?.details ?? {}) as Prisma.InputJsonObject,
+    details: error?.details ?? {},
   };
 }
