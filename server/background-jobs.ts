@@ -1,6 +1,7 @@
 // every domain's operation kinds and charger-transaction hooks, before anything uses them
 import "./domains";
 import { capSweepJob } from "./bills/cap-sweep";
+import { displaySyncJob } from "./displays/sync-displays";
 import type { JobDefinition } from "./jobs/define-job";
 import {
   partitionsJob,
@@ -41,4 +42,5 @@ export const BACKGROUND_JOBS: readonly JobDefinition[] = [
   accountUpdatedJob,
   accountAttemptJob,
   sandboxSessionJobDefinition,
+  displaySyncJob(),
 ];

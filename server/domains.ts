@@ -13,6 +13,7 @@ import { billCostUpdate } from "./bills/operation-kinds/bill-cost-update";
 import { billStart } from "./bills/operation-kinds/bill-start";
 import { billTransactionHooks } from "./bills/transaction-hooks";
 import { registerTransactionHooks } from "./charger-reports/transaction-hooks";
+import { displayClear, displayPush } from "./displays/operation-kinds/display-push";
 import { registerOperationKinds } from "./operations/kinds";
 import { stationCommand } from "./operations/kinds/station-command";
 import { stationCredentials } from "./operations/kinds/station-credentials";
@@ -31,6 +32,8 @@ registerOperationKinds([
   billCap,
   externalStart,
   externalStop,
+  displayPush,
+  displayClear,
 ]);
 
 // In this order: a session's hooks (external or sandbox) read what its bill's decided (whether it

@@ -65,6 +65,7 @@ const schema = z.object({
   WEBHOOK_ALLOW_PRIVATE_DESTINATIONS: z
     .enum(["true", "false"], { error: "must be true or false" })
     .default("false"),
+  DISPLAYS_DISABLED: z.enum(["true", "false"], { error: "must be true or false" }).default("false"),
   METRICS_TOKEN: z
     .string()
     .regex(/^[\x21-\x7e]{32,}$/, "must be at least 32 printable characters, no spaces")
@@ -116,6 +117,11 @@ export type Env = {
   secretKey: string | undefined;
   /** non-production only: webhook deliveries may go to loopback and private addresses (tests) */
   webhookAllowPrivateDestinations: boolean;
+  /**
+   * Charger displays switched off (DISPLAYS_DISABLED=true): setting or deleting one is refused
+   * (409 `displays_disabled`), reads still work, and nothing is pushed to chargers.
+   */
+  displaysEnabled: boolean;
   /** the bearer token `/metrics` requires on every process; null: `/metrics` is not served */
   metricsToken: string | null;
   /**
@@ -217,6 +223,7 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
     secretKey: e.SECRET_KEY,
     webhookAllowPrivateDestinations: e.WEBHOOK_ALLOW_PRIVATE_DESTINATIONS === "true",
     metricsToken: e.METRICS_TOKEN ?? null,
+    displaysEnabled: e.DISPLAYS_DISABLED !== "true",
     oidc:
       e.OIDC_ISSUER && e.OIDC_CLIENT_ID && e.OIDC_CLIENT_SECRET
         ? {

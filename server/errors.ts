@@ -46,6 +46,7 @@ export const ERROR_CODES = [
   "webhook_url_invalid",
   "webhook_limit_reached",
   "tariff_invalid",
+  "displays_disabled",
   // teams and keys
   "last_owner",
   "already_member",

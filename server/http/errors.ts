@@ -44,6 +44,7 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   webhook_url_invalid: 422,
   webhook_limit_reached: 409,
   tariff_invalid: 422,
+  displays_disabled: 409,
   // teams and keys
   last_owner: 409,
   already_member: 409,

@@ -87,7 +87,9 @@ export function buildOpenApiDocument(routes: RouteDef[], serverUrl: string) {
       [String(route.status)]: {
         description: "Success",
         headers: { "Service-Version": { $ref: "#/components/headers/Service-Version" } },
-        content: { "application/json": { schema: toSchema(route.response, "output") } },
+        content: route.produces
+          ? { [route.produces]: { schema: { type: "string", format: "binary" } } }
+          : { "application/json": { schema: toSchema(route.response, "output") } },
       },
     };
     for (const [status, list] of [...byStatus].sort(([a], [b]) => a - b)) {

@@ -87,6 +87,11 @@ export type RouteDef<
   idempotency?: I;
   status: number;
   response: R;
+  /**
+   * The success's media type when it is not JSON (`image/png`): the handler's body is then the
+   * bytes (a Uint8Array), sent as they are, with the headers the handler gives.
+   */
+  produces?: string;
   /** error codes this route can answer with, beyond the ones every route shares */
   errors?: ErrorCode[];
   deprecated?: Deprecation;

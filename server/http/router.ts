@@ -17,16 +17,19 @@ export type CompiledRoute = { def: RouteDef; pattern: RegExp; names: string[] };
 
 const METHODS: Method[] = ["GET", "POST", "PUT", "PATCH", "DELETE"];
 
+const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
 export function compileRoutes(routes: RouteDef[]): CompiledRoute[] {
   return routes.map((def) => {
     const names: string[] = [];
     const source = def.path
       .split("/")
       .map((segment) => {
-        const param = /^\{(\w+)\}$/.exec(segment);
-        if (!param?.[1]) return segment.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+        // `{name}` or `{name}.ext` (a file name: `{sha256}.png`)
+        const param = /^\{(\w+)\}(\.\w+)?$/.exec(segment);
+        if (!param?.[1]) return escape(segment);
         names.push(param[1]);
-        return "([^/]+)";
+        return `([^/]+)${escape(param[2] ?? "")}`;
       })
       .join("/");
     return { def, pattern: new RegExp(`^${source}/?$`), names };
@@ -146,6 +149,8 @@ export function createRouter(routes: RouteDef[]) {
         requestId,
       });
       if (method === "HEAD") return new Response(null, { status, headers });
+      // bytes (a route that `produces` another media type), with the handler's headers
+      if (body instanceof Uint8Array) return new Response(Buffer.from(body), { status, headers });
       return json(status, body, headers);
     } catch (error) {
       const domain = asDomainError(error, { requestId, method, path: url.pathname });

@@ -31,7 +31,8 @@ export function newId(
     | "srp"
     | "pat"
     | "paa"
-    | "sbs",
+    | "sbs"
+    | "dsp",
 ): string {
   const time = Date.now().toString(36).padStart(9, "0");
   return `${prefix}_${time}${randomBase62(14)}`;

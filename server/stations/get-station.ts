@@ -1,5 +1,6 @@
 import { db as defaultDb, type DbTx } from "../db";
 import { notFound } from "../errors";
+import { loadStationDisplays } from "../displays/present-display";
 import { presentStation, type StationRow } from "./present-station";
 
 export type GetStationOptions = { tenantId: number; stationId: number; db?: DbTx };
@@ -80,5 +81,7 @@ export async function findStationRow({
 }
 
 export async function getStation(options: GetStationOptions) {
-  return presentStation(await findStationRow(options));
+  const row = await findStationRow(options);
+  const displays = await loadStationDisplays(options.db ?? defaultDb(), [row.id]);
+  return presentStation(row, displays.get(row.id));
 }

@@ -1,4 +1,5 @@
 import { db as defaultDb, type DbTx } from "../db";
+import { loadStationDisplays } from "../displays/present-display";
 import { toPage, type Pagination } from "../lib/pagination";
 import { presentStation, stationInclude } from "./present-station";
 
@@ -29,5 +30,14 @@ export async function listStations({
     orderBy: { id: "asc" },
     take: page.limit + 1,
   });
-  return toPage(rows, page.limit, (r) => r.id, presentStation);
+  const displays = await loadStationDisplays(
+    db,
+    rows.map((r) => r.id),
+  );
+  return toPage(
+    rows,
+    page.limit,
+    (r) => r.id,
+    (r) => presentStation(r, displays.get(r.id)),
+  );
 }

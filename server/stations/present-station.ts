@@ -1,7 +1,8 @@
 import { env } from "../env";
 import { presentFault } from "../charging/present-fault";
 import type { ConnectorStatus } from "../charger-reports/connector-status";
-import type { Connector, Evse, Fault, Station } from "../generated/prisma/client";
+import { displayCharger, presentStationDisplay } from "../displays/present-display";
+import type { Connector, Display, Evse, Fault, Station } from "../generated/prisma/client";
 import type { StationResource } from "./station-schema";
 
 export type StationRow = Station & { connectors: (Connector & { evse: Evse })[]; faults: Fault[] };
@@ -16,8 +17,14 @@ export const stationInclude = {
   faults: { where: { clearedAt: null }, orderBy: { id: "desc" } },
 } as const;
 
-/** The API shape of a station (identical in every supported version). */
-export function presentStation(row: StationRow): StationResource {
+/**
+ * The API shape of a station (identical in every supported version). `displays`: the station's
+ * display rows with their EVSE numbers (`loadStationDisplays`); none for a new station.
+ */
+export function presentStation(
+  row: StationRow,
+  displays: readonly (Display & { evseNumber: number })[] = [],
+): StationResource {
   const resource: StationResource = {
     id: row.id,
     tenant_id: row.tenantId,
@@ -48,7 +55,10 @@ export function presentStation(row: StationRow): StationResource {
       error_code: c.errorCode,
       status_updated_at: c.statusUpdatedAt?.toISOString() ?? null,
     })),
-    display: { adapter: null, reason: "not_configured", clear: null, evses: [] },
+    display: presentStationDisplay(
+      displayCharger(row, new Set(row.connectors.map((c) => c.evseId)).size),
+      displays,
+    ),
     open_faults: row.faults.map(presentFault),
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { CONNECTOR_STATUSES } from "../charger-reports/connector-status";
+import { stationDisplaySchema } from "../displays/display-schema";
 import { externalReference } from "../locations/location-schema";
 import { resourceId } from "../lib/int4";
 
@@ -88,12 +89,7 @@ export const stationSchema = z.object({
     })
     .nullable(),
   connectors: z.array(connectorSchema),
-  display: z.object({
-    adapter: z.string().nullable(),
-    reason: z.string().nullable(),
-    clear: z.boolean().nullable(),
-    evses: z.array(z.unknown()),
-  }),
+  display: stationDisplaySchema,
   open_faults: z.array(faultSchema),
   created_at: z.string(),
   updated_at: z.string(),

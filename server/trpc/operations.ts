@@ -56,6 +56,8 @@ export const v1Procedures = {
   deleteStation: change("deleteStation"),
   sendCommand: change("sendCommand"),
   setStationCredentials: change("setStationCredentials"),
+  setDisplay: change("setDisplay"),
+  deleteDisplay: change("deleteDisplay"),
   createWebhook: change("createWebhook"),
   disableWebhook: change("disableWebhook"),
   testWebhook: change("testWebhook"),

@@ -6,6 +6,7 @@ import { useState } from "react";
 import { useProject } from "../context";
 import { useV1Mutation, type V1, type V1Input } from "../hooks";
 import { newRequestKey, useTRPC } from "../trpc";
+import { StationDisplays } from "./station-displays";
 import { TransactionRows } from "./transactions";
 import {
   Badge,
@@ -116,6 +117,7 @@ export function StationPage({ tenantId, stationId }: { tenantId: number; station
               </Table>
             </Card>
           </div>
+          <StationDisplays tenantId={tenantId} station={s} />
           <Card title="Open faults">
             {s.open_faults.length === 0 ? (
               <Empty title="No open faults" />

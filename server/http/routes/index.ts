@@ -8,6 +8,7 @@ import { meteredV1 } from "../metered-v1";
 import { apiKeyRoutes } from "./api-keys";
 import { billRoutes } from "./bills";
 import { chargingSessionRoutes } from "./charging-sessions";
+import { displayImageRoute, displayRoutes } from "./displays";
 import { eventRoutes } from "./events";
 import { faultRoutes } from "./faults";
 import { inviteRoutes } from "./invites";
@@ -35,6 +36,7 @@ const openApi = () => (openApiCache ??= buildOpenApiDocument(allRoutes, env().pu
 export const resourceRoutes = [
   ...locationRoutes,
   ...stationRoutes,
+  ...displayRoutes,
   ...operationRoutes,
   ...faultRoutes,
   ...transactionRoutes,
@@ -54,6 +56,6 @@ export const resourceRoutes = [
 ];
 export type ResourceRoute = (typeof resourceRoutes)[number];
 
-allRoutes.push(...metaRoutes(() => allRoutes, openApi), ...resourceRoutes);
+allRoutes.push(...metaRoutes(() => allRoutes, openApi), ...resourceRoutes, displayImageRoute);
 
 export const handleV1 = meteredV1(createRouter(allRoutes));

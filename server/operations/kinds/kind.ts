@@ -4,7 +4,7 @@ import type { OperationStatus } from "../operation-schema";
 
 /**
  * An operation kind: everything that differs between one kind of charger operation and another
- * (a command, a password push, later a bill's start or a display push). The mechanism around it is
+ * (a command, a password push, a bill's start, a display push). The mechanism around it is
  * the same for every kind: `createOperation` writes it, `dispatchOperation` claims, builds, sends,
  * interprets and completes it, `completeOperation` settles it once with its event and `onSettled`.
  */
