@@ -21,6 +21,7 @@ import { paymentRoutes } from "./payments";
 import { projectRoutes } from "./projects";
 import { stationRoutes } from "./stations";
 import { tariffRoutes } from "./tariffs";
+import { tokenRoutes } from "./tokens";
 import { transactionRoutes } from "./transactions";
 import { webhookRoutes } from "./webhooks";
 
@@ -37,6 +38,7 @@ export const resourceRoutes = [
   ...operationRoutes,
   ...faultRoutes,
   ...transactionRoutes,
+  ...tokenRoutes,
   ...eventRoutes,
   ...webhookRoutes,
   ...tariffRoutes,
