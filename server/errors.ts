@@ -38,6 +38,7 @@ export const ERROR_CODES = [
   "station_offline",
   "station_online",
   "connector_not_found",
+  "evse_not_found",
   "transaction_not_found",
   "transaction_ended",
   "dispatch_unconfirmed",

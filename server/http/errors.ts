@@ -36,6 +36,7 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   station_offline: 409,
   station_online: 409,
   connector_not_found: 422,
+  evse_not_found: 422,
   transaction_not_found: 422,
   transaction_ended: 409,
   dispatch_unconfirmed: 502,
