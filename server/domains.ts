@@ -17,6 +17,8 @@ import { registerOperationKinds } from "./operations/kinds";
 import { stationCommand } from "./operations/kinds/station-command";
 import { stationCredentials } from "./operations/kinds/station-credentials";
 import { sessionTransactionHooks } from "./sessions/charger-hooks";
+import { stationConfigurationChange } from "./stations/operation-kinds/configuration-change";
+import { stationConfigurationRead } from "./stations/operation-kinds/configuration-read";
 import { externalStart } from "./sessions/operation-kinds/external-start";
 import { externalStop } from "./sessions/operation-kinds/external-stop";
 
@@ -28,6 +30,8 @@ registerOperationKinds([
   billCap,
   externalStart,
   externalStop,
+  stationConfigurationRead,
+  stationConfigurationChange,
 ]);
 
 // In this order: a session's hooks read what its bill's decided (whether it took the transaction).

@@ -44,6 +44,7 @@ export const ERROR_CODES = [
   "dispatch_unconfirmed",
   "outcome_unknown",
   "credentials_rate_limited",
+  "connection_change_unconfirmed",
   "webhook_url_invalid",
   "webhook_limit_reached",
   "tariff_invalid",

@@ -42,6 +42,7 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   dispatch_unconfirmed: 502,
   outcome_unknown: 503,
   credentials_rate_limited: 429,
+  connection_change_unconfirmed: 422,
   webhook_url_invalid: 422,
   webhook_limit_reached: 409,
   tariff_invalid: 422,

@@ -2,6 +2,7 @@ import { env } from "../env";
 import { presentFault } from "../charging/present-fault";
 import type { ConnectorStatus } from "../charger-reports/connector-status";
 import type { Connector, Evse, Fault, Station } from "../generated/prisma/client";
+import type { StationConfiguration } from "./configuration/configuration-schema";
 import type { StationResource } from "./station-schema";
 
 export type StationRow = Station & { connectors: (Connector & { evse: Evse })[]; faults: Fault[] };
@@ -50,6 +51,7 @@ export function presentStation(row: StationRow): StationResource {
     })),
     display: { adapter: null, reason: "not_configured", clear: null, evses: [] },
     open_faults: row.faults.map(presentFault),
+    configuration: (row.configuration as StationConfiguration | null) ?? null,
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
   };

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { CONNECTOR_STATUSES } from "../charger-reports/connector-status";
 import { externalReference } from "../locations/location-schema";
 import { resourceId } from "../lib/int4";
+import { stationConfigurationSchema } from "./configuration/configuration-schema";
 
 /** Spec section 2: letters, digits, `_`, `-`; starts with a letter or digit; at most 36. */
 export const STATION_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,35}$/;
@@ -89,6 +90,7 @@ export const stationSchema = z.object({
     evses: z.array(z.unknown()),
   }),
   open_faults: z.array(faultSchema),
+  configuration: stationConfigurationSchema,
   created_at: z.string(),
   updated_at: z.string(),
   charger_id: z.string().optional().describe("preproduction only"),

@@ -8,6 +8,7 @@ import { meteredV1 } from "../metered-v1";
 import { apiKeyRoutes } from "./api-keys";
 import { billRoutes } from "./bills";
 import { chargingSessionRoutes } from "./charging-sessions";
+import { configurationRoutes } from "./configuration";
 import { eventRoutes } from "./events";
 import { faultRoutes } from "./faults";
 import { inviteRoutes } from "./invites";
@@ -36,6 +37,7 @@ export const resourceRoutes = [
   ...locationRoutes,
   ...stationRoutes,
   ...operationRoutes,
+  ...configurationRoutes,
   ...faultRoutes,
   ...transactionRoutes,
   ...tokenRoutes,
