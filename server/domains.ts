@@ -16,6 +16,7 @@ import { registerTransactionHooks } from "./charger-reports/transaction-hooks";
 import { registerOperationKinds } from "./operations/kinds";
 import { stationCommand } from "./operations/kinds/station-command";
 import { stationCredentials } from "./operations/kinds/station-credentials";
+import { stationTransactionStatus } from "./operations/kinds/transaction-status";
 import { sessionTransactionHooks } from "./sessions/charger-hooks";
 import { stationConfigurationChange } from "./stations/operation-kinds/configuration-change";
 import { stationConfigurationRead } from "./stations/operation-kinds/configuration-read";
@@ -32,6 +33,7 @@ registerOperationKinds([
   externalStop,
   stationConfigurationRead,
   stationConfigurationChange,
+  stationTransactionStatus,
 ]);
 
 // In this order: a session's hooks read what its bill's decided (whether it took the transaction).
