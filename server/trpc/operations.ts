@@ -56,6 +56,8 @@ export const v1Procedures = {
   deleteStation: change("deleteStation"),
   sendCommand: change("sendCommand"),
   setStationCredentials: change("setStationCredentials"),
+  readStationConfiguration: change("readStationConfiguration"),
+  changeStationConfiguration: change("changeStationConfiguration"),
   createWebhook: change("createWebhook"),
   disableWebhook: change("disableWebhook"),
   testWebhook: change("testWebhook"),
