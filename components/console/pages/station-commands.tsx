@@ -56,7 +56,9 @@ export function Commands({
   const [target, setTarget] = useState<Target>("connector");
   const [trigger, setTrigger] = useState<(typeof TRIGGERS)[number]>("StatusNotification");
   const [token, setToken] = useState("CONSOLE-TOKEN");
-  const [pending, setPending] = useState<{ command: Command; what: string } | null>(null);
+  const [pending, setPending] = useState<{ command: Command; what: string; key: string } | null>(
+    null,
+  );
   const denied =
     project.denied("stations:control") ??
     (station.online ? null : "The station is offline: commands cannot reach it.");
@@ -74,19 +76,23 @@ export function Commands({
       : target === "evse"
         ? `EVSE ${evseNumber}`
         : "the whole station";
-  const command = (body: Command) =>
+  const command = (body: Command, idempotencyKey = newRequestKey()) =>
     send
       .run({
         params: { tenant_id: tenantId, station_id: station.id },
         body,
-        idempotencyKey: newRequestKey(),
+        idempotencyKey,
       })
       .then(
         (o) => setOpId(o.id),
         () => setOpId(null),
       );
-  /** a disruptive command waits for the person's confirmation */
-  const confirmFirst = (body: Command, what: string) => setPending({ command: body, what });
+  /**
+   * A disruptive command waits for the person's confirmation; its key is made when the dialog
+   * opens, so confirming again after a lost answer replays it rather than sends it twice.
+   */
+  const confirmFirst = (body: Command, what: string) =>
+    setPending({ command: body, what, key: newRequestKey() });
   const current = op.data ?? send.data;
 
   return (
@@ -236,7 +242,7 @@ export function Commands({
         onCancel={() => setPending(null)}
         onConfirm={() => {
           if (!pending) return;
-          void command(pending.command).finally(() => setPending(null));
+          void command(pending.command, pending.key).finally(() => setPending(null));
         }}
       >
         <p data-testid="command-confirmation">{pending?.what}</p>

@@ -87,7 +87,8 @@ function Configuration({ tenantId, station }: { tenantId: number; station: Stati
   );
   const v2 = station.protocol !== null && station.protocol !== "ocpp1.6";
   const [draft, setDraft] = useState<Draft>({ component: "", key: "", value: "" });
-  const [confirming, setConfirming] = useState(false);
+  /** the open confirmation's Idempotency-Key, made when it opens (null: closed) */
+  const [confirming, setConfirming] = useState<string | null>(null);
   const [understood, setUnderstood] = useState(false);
   const params = { tenant_id: tenantId, station_id: station.id };
   const offline = station.online ? null : "The station is offline: the charger cannot be asked.";
@@ -110,7 +111,7 @@ function Configuration({ tenantId, station }: { tenantId: number; station: Stati
     );
   const readAll = () =>
     void followed(read.run({ params, body: {}, idempotencyKey: newRequestKey() }));
-  const send = (confirm: boolean) =>
+  const send = (confirm: boolean, idempotencyKey = newRequestKey()) =>
     followed(
       change.run({
         params,
@@ -124,7 +125,7 @@ function Configuration({ tenantId, station }: { tenantId: number; station: Stati
           ],
           ...(confirm ? { confirm_connection_change: true } : {}),
         },
-        idempotencyKey: newRequestKey(),
+        idempotencyKey,
       }),
     );
   const current = op.data ?? change.data ?? read.data;
@@ -206,7 +207,7 @@ function Configuration({ tenantId, station }: { tenantId: number; station: Stati
             e.preventDefault();
             if (connection) {
               setUnderstood(false);
-              setConfirming(true);
+              setConfirming(newRequestKey());
             } else void send(false);
           }}
         >
@@ -264,15 +265,15 @@ function Configuration({ tenantId, station }: { tenantId: number; station: Stati
         </Card>
       ) : null}
       <ConfirmDialog
-        open={confirming}
+        open={confirming !== null}
         title="Change how the charger connects?"
         confirmLabel="Change it"
         danger
         busy={change.isPending}
-        onCancel={() => setConfirming(false)}
+        onCancel={() => setConfirming(null)}
         onConfirm={() => {
-          if (!understood) return;
-          void send(true).finally(() => setConfirming(false));
+          if (!understood || confirming === null) return;
+          void send(true, confirming).finally(() => setConfirming(null));
         }}
       >
         <p>
