@@ -1,5 +1,4 @@
 import { z } from "zod";
-import type { Prisma } from "../../generated/prisma/client";
 import { refuse, type OperationKind } from "../../operations/kinds/kind";
 import {
   STANDARD_V2_VARIABLES,
@@ -72,7 +71,7 @@ export const stationConfigurationRead: OperationKind = {
     await tx.station.update({
       where: { id: operation.stationId },
       data: {
-        configuration: configuration as Prisma.InputJsonObject,
+        configuration,
         configurationReadAt: readAt,
       },
     });
