@@ -53,6 +53,7 @@ import { callFailure } from "./protocol/call-errors";
 import { GuardedSocket } from "./protocol/frame-guard";
 import { refuseUnstorable } from "./protocol/storable";
 import { runOperations } from "./operations";
+import { askTransactionStatus } from "../server/charging/transaction-status";
 import { createCallWriter } from "./call-writer";
 import { batchableMeterMessage } from "../server/charger-reports/meter-batch";
 import type { StationCall } from "../server/charger-reports/call-batch";
@@ -338,9 +339,15 @@ export async function createGateway({
     // The close listener goes on before the first await: a socket that closes while its connect is
     // still being recorded must still be recorded offline (and never enter `clients`).
     let closed = false;
+    // A 2.x charger's queued messages are answered once the service asked it about the
+    // transactions it still has open (`checkOpenTransactions`); settled whatever becomes of that.
+    let checked!: () => void;
+    const openTransactionsChecked = new Promise<void>((resolve) => (checked = resolve));
     // One station's calls run one after another (OCPP-J chargers wait for each answer anyway), so a
     // retried message finds the first one's record, and status changes apply in arrival order.
-    let queue: Promise<unknown> = connection.generation.catch(() => {});
+    let queue: Promise<unknown> = connection.generation
+      .then(() => openTransactionsChecked)
+      .catch(() => {});
     client.handle(({ method, params, messageId }) => {
       refuseUnstorable(client.protocol, method, params);
       const next = queue.then(() =>
@@ -368,18 +375,41 @@ export async function createGateway({
       disconnects.add(recording);
       void recording.finally(() => disconnects.delete(recording));
     });
-    const recorded = await connected.finally(() => admitted.get(client.session)?.());
-    if (!recorded) {
-      log.info("station connection refused: a newer one is held elsewhere", { stationId });
-      connection.replaced();
-      return;
+    try {
+      const recorded = await connected.finally(() => admitted.get(client.session)?.());
+      if (!recorded) {
+        log.info("station connection refused: a newer one is held elsewhere", { stationId });
+        connection.replaced();
+        return;
+      }
+      if (closed) return;
+      const previous = clients.get(stationId);
+      clients.set(stationId, { client, generation: recorded.generation });
+      if (previous && previous.client !== client)
+        void previous.client.close({ code: 1000, reason: "replaced by a new connection" });
+      log.info("station connected", { stationId, protocol: client.protocol });
+      if (!v16) await checkOpenTransactions(station);
+    } finally {
+      checked();
     }
-    if (closed) return;
-    const previous = clients.get(stationId);
-    clients.set(stationId, { client, generation: recorded.generation });
-    if (previous && previous.client !== client)
-      void previous.client.close({ code: 1000, reason: "replaced by a new connection" });
-    log.info("station connected", { stationId, protocol: client.protocol });
+  }
+
+  /**
+   * A 2.x charger that connects while the service has transactions of it open may have ended them,
+   * or hold their messages, while it was away: it is asked (GetTransactionStatus, one operation per
+   * transaction, `askTransactionStatus`) before its queued messages are recorded. A failure here is
+   * logged; the messages are recorded anyway, as they were before.
+   */
+  async function checkOpenTransactions(station: { id: number; tenantId: number }) {
+    try {
+      const asked = await askTransactionStatus({ db, station, gatewayId: id });
+      if (asked.length) await operations.sendAndSettle(asked);
+    } catch (error) {
+      log.error("asking a reconnected charger about its open transactions failed", {
+        stationId: station.id,
+        error,
+      });
+    }
   }
 
   /**

@@ -61,7 +61,25 @@ export async function runOperations(options: OperationRunnerOptions) {
     await Promise.all(missed.map((id) => dispatch(id)));
   }
 
+  /**
+   * Sends these operations now, each through the same claim as a notification's (so once), and
+   * waits until every one is final: the ones this call claimed are when their send returns; one
+   * the notification claimed first is read until it is, for at most a call timeout and a second.
+   */
+  async function sendAndSettle(operationIds: string[]) {
+    await Promise.all(operationIds.map((id) => dispatch(id)));
+    const deadline = Date.now() + options.callTimeoutMs + 1_000;
+    while (Date.now() < deadline) {
+      const open = await db.operation.count({
+        where: { id: { in: operationIds }, status: "dispatching" },
+      });
+      if (!open) return;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
   return {
+    sendAndSettle,
     jobs: [redispatchJob({ gatewayId, redispatch, callTimeoutMs: options.callTimeoutMs })],
     stop: async () => {
       await listener.end().catch(() => {});

@@ -20,7 +20,10 @@ import { stationCredentials } from "./operations/kinds/station-credentials";
 import { registerSandboxChargerHooks } from "./sandbox/charger-hooks";
 import { startSessionsOnReady } from "./sandbox/charger-ready";
 import { sandboxTransactionHooks } from "./sandbox/transaction-hooks";
+import { stationTransactionStatus } from "./operations/kinds/transaction-status";
 import { sessionTransactionHooks } from "./sessions/charger-hooks";
+import { stationConfigurationChange } from "./stations/operation-kinds/configuration-change";
+import { stationConfigurationRead } from "./stations/operation-kinds/configuration-read";
 import { externalStart } from "./sessions/operation-kinds/external-start";
 import { externalStop } from "./sessions/operation-kinds/external-stop";
 
@@ -34,6 +37,9 @@ registerOperationKinds([
   externalStop,
   displayPush,
   displayClear,
+  stationConfigurationRead,
+  stationConfigurationChange,
+  stationTransactionStatus,
 ]);
 
 // In this order: a session's hooks (external or sandbox) read what its bill's decided (whether it

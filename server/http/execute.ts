@@ -132,6 +132,9 @@ async function run(
     }
   }
   parts.body = body;
+  for (const [field, deprecation] of Object.entries(def.deprecatedFields ?? {}))
+    if (body && typeof body === "object" && (body as Record<string, unknown>)[field] !== undefined)
+      Object.assign(headers, deprecationHeaders(deprecation));
 
   const handle = async (db: Db | DbTx) => {
     const result = await def.handler({

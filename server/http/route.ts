@@ -96,6 +96,12 @@ export type RouteDef<
   errors?: ErrorCode[];
   deprecated?: Deprecation;
   /**
+   * Deprecated body fields: a request that carries one (whatever its value) is answered with the
+   * field's `Deprecation`, `Sunset` and `Link` headers, a replay too. Mark the field deprecated in
+   * the body schema (`.meta({ deprecated: true })`) for the OpenAPI document.
+   */
+  deprecatedFields?: Record<string, Deprecation>;
+  /**
    * Runs after the request's transaction committed, for the first answer and for replays alike,
    * and may replace the body (e.g. wait briefly for an operation's outcome, or show its latest
    * state on a replay).

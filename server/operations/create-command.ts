@@ -1,6 +1,6 @@
 import { db as defaultDb, type Db, type DbTx } from "../db";
 import { gatewayAlive } from "../charging/gateways";
-import { DomainError, notFound } from "../errors";
+import { DomainError, fieldError, notFound } from "../errors";
 import { issueToken } from "../charging/authorize-token";
 import type { Command } from "./command-schema";
 import { createOperation } from "./create-operation";
@@ -19,7 +19,7 @@ export type CreateCommandOptions = {
 };
 
 /**
- * Validates a command against the station (its connector, its transaction) and records it as a
+ * Validates a command against the station (its connector, EVSE, transaction) and records it as a
  * `station.command` operation (`createOperation`: `dispatching`, or `rejected` with
  * `station_offline` at once). The gateway holding the station translates it into the station's
  * protocol when it sends it (`./kinds/station-command.ts`).
@@ -31,7 +31,12 @@ export async function createCommand({
   command,
   db = defaultDb(),
 }: CreateCommandOptions) {
-  const connectorId = "connector_id" in command ? command.connector_id : null;
+  const connectorId = "connector_id" in command ? (command.connector_id ?? null) : null;
+  const evseNumber = "evse_number" in command ? (command.evse_number ?? null) : null;
+  if (connectorId !== null && evseNumber !== null)
+    throw fieldError("validation_failed", "Name a connector or an EVSE, not both.", [
+      { field: "evse_number", message: "must be absent when connector_id is given" },
+    ]);
   const transactionId = command.action === "stop" ? command.transaction_id : null;
   // What the command names and who holds the station, in one statement (Prisma's include and the
   // gateway read took three): the station, the connector and transaction it names, if they are the
@@ -39,6 +44,7 @@ export async function createCommand({
   const [station] = await db.$queryRaw<
     {
       connectorFound: boolean;
+      evseFound: boolean;
       transactionFound: boolean;
       transactionEnded: boolean;
       gatewayId: string | null;
@@ -46,6 +52,8 @@ export async function createCommand({
   >`
     SELECT EXISTS (SELECT 1 FROM connectors c WHERE c.station_id = s.id AND c.id = ${connectorId})
              AS "connectorFound",
+           EXISTS (SELECT 1 FROM evses e WHERE e.station_id = s.id AND e.evse_number = ${evseNumber})
+             AS "evseFound",
            t.id IS NOT NULL AS "transactionFound", t.ended_at IS NOT NULL AS "transactionEnded",
            g.id AS "gatewayId"
       FROM stations s
@@ -60,6 +68,10 @@ export async function createCommand({
       "connector_id names no connector of this station.",
       { fields: [{ field: "connector_id", message: "names no connector of this station" }] },
     );
+  if (evseNumber !== null && !station.evseFound)
+    throw new DomainError("evse_not_found", "evse_number names no EVSE of this station.", {
+      fields: [{ field: "evse_number", message: "names no EVSE of this station" }],
+    });
   if (transactionId !== null) {
     if (!station.transactionFound)
       throw new DomainError(

@@ -105,7 +105,7 @@ async function buildSendInterpret({
   const sent = await charger.send(built);
   if (sent.kind !== "answered") return outcomeOf(sent);
   try {
-    return kind.interpret(sent.answer, charger.protocol);
+    return kind.interpret(sent.answer, charger.protocol, operation);
   } catch (error) {
     log.error("interpreting a charger's answer failed", { operationId: operation.id, error });
     return outcomeOf({ kind: "unconfirmed", reason: "The answer could not be interpreted." });

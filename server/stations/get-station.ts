@@ -38,6 +38,7 @@ export async function findStationRow({
            s.boot_vendor AS "bootVendor", s.boot_model AS "bootModel",
            s.firmware_version AS "firmwareVersion", s.booted_at AS "bootedAt",
            s.event_sequence AS "eventSequence", s.created_at AS "createdAt",
+           s.configuration, s.configuration_read_at AS "configurationReadAt",
            s.updated_at AS "updatedAt",
            COALESCE((
              SELECT json_agg(json_build_object(

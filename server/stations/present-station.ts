@@ -3,6 +3,7 @@ import { presentFault } from "../charging/present-fault";
 import type { ConnectorStatus } from "../charger-reports/connector-status";
 import { displayCharger, presentStationDisplay } from "../displays/present-display";
 import type { Connector, Display, Evse, Fault, Station } from "../generated/prisma/client";
+import type { StationConfiguration } from "./configuration/configuration-schema";
 import type { StationResource } from "./station-schema";
 
 export type StationRow = Station & { connectors: (Connector & { evse: Evse })[]; faults: Fault[] };
@@ -60,6 +61,7 @@ export function presentStation(
       displays,
     ),
     open_faults: row.faults.map(presentFault),
+    configuration: (row.configuration as StationConfiguration | null) ?? null,
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
   };

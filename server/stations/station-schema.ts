@@ -3,6 +3,7 @@ import { CONNECTOR_STATUSES } from "../charger-reports/connector-status";
 import { stationDisplaySchema } from "../displays/display-schema";
 import { externalReference } from "../locations/location-schema";
 import { resourceId } from "../lib/int4";
+import { stationConfigurationSchema } from "./configuration/configuration-schema";
 
 /** Spec section 2: letters, digits, `_`, `-`; starts with a letter or digit; at most 36. */
 export const STATION_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,35}$/;
@@ -91,6 +92,7 @@ export const stationSchema = z.object({
   connectors: z.array(connectorSchema),
   display: stationDisplaySchema,
   open_faults: z.array(faultSchema),
+  configuration: stationConfigurationSchema,
   created_at: z.string(),
   updated_at: z.string(),
   charger_id: z.string().optional().describe("preproduction only"),

@@ -58,6 +58,8 @@ export const v1Procedures = {
   setStationCredentials: change("setStationCredentials"),
   setDisplay: change("setDisplay"),
   deleteDisplay: change("deleteDisplay"),
+  readStationConfiguration: change("readStationConfiguration"),
+  changeStationConfiguration: change("changeStationConfiguration"),
   createWebhook: change("createWebhook"),
   disableWebhook: change("disableWebhook"),
   testWebhook: change("testWebhook"),

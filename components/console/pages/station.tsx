@@ -4,9 +4,11 @@ import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
 import { useProject } from "../context";
-import { useV1Mutation, type V1, type V1Input } from "../hooks";
+import { useV1Mutation, type V1 } from "../hooks";
 import { newRequestKey, useTRPC } from "../trpc";
 import { StationDisplays } from "./station-displays";
+import { Commands, Outcome } from "./station-commands";
+import { StationTabs } from "./station-tabs";
 import { TransactionRows } from "./transactions";
 import {
   Badge,
@@ -16,7 +18,6 @@ import {
   ErrorBox,
   PageHeader,
   QueryState,
-  SelectField,
   Table,
   td,
   TextField,
@@ -24,8 +25,6 @@ import {
 } from "../ui";
 
 type Station = V1["getStation"];
-type Operation = V1["getOperation"];
-type Transaction = V1["listTransactions"]["data"][number];
 
 const LIVE_MS = 2_000;
 
@@ -78,6 +77,7 @@ export function StationPage({ tenantId, stationId }: { tenantId: number; station
             }
             actions={<Badge testId="station-connection" value={s.online ? "online" : "offline"} />}
           />
+          <StationTabs tenantId={tenantId} stationId={stationId} current="overview" />
           <div className="grid gap-6 lg:grid-cols-2">
             <Card title="Connection">
               <dl className="grid grid-cols-[max-content_1fr] gap-x-4 gap-y-1 text-sm">
@@ -174,160 +174,6 @@ export function StationPage({ tenantId, stationId }: { tenantId: number; station
         </>
       )}
     </QueryState>
-  );
-}
-
-function Commands({
-  tenantId,
-  station,
-  active,
-}: {
-  tenantId: number;
-  station: Station;
-  active: Transaction[];
-}) {
-  const trpc = useTRPC();
-  const project = useProject(tenantId);
-  const send = useV1Mutation(trpc.v1.sendCommand);
-  const [opId, setOpId] = useState<string | null>(null);
-  const op = useQuery(
-    trpc.v1.getOperation.queryOptions(
-      { params: { tenant_id: tenantId, operation_id: opId ?? "" } },
-      { enabled: Boolean(opId), refetchInterval: LIVE_MS },
-    ),
-  );
-  const [connector, setConnector] = useState(String(station.connectors[0]?.id ?? ""));
-  const [token, setToken] = useState("CONSOLE-TOKEN");
-  const denied = project.denied("stations:control");
-  const command = (body: V1Input["sendCommand"]["body"]) =>
-    void send
-      .run({
-        params: { tenant_id: tenantId, station_id: station.id },
-        body,
-        idempotencyKey: newRequestKey(),
-      })
-      .then(
-        (o) => setOpId(o.id),
-        () => setOpId(null),
-      );
-  const current = op.data ?? send.data;
-
-  return (
-    <Card title="Commands" testId="commands">
-      {denied ? <p className="mb-3 text-sm text-slate-600 dark:text-slate-400">{denied}</p> : null}
-      <div className="grid gap-3 sm:grid-cols-3 sm:items-end">
-        <SelectField
-          label="Connector"
-          value={connector}
-          onChange={(e) => setConnector(e.target.value)}
-        >
-          {station.connectors.map((c) => (
-            <option key={c.id} value={c.id}>
-              Connector {c.connector_number} (EVSE {c.evse_number})
-            </option>
-          ))}
-        </SelectField>
-        <TextField
-          label="Token"
-          value={token}
-          maxLength={36}
-          onChange={(e) => setToken(e.target.value)}
-        />
-        <Button
-          variant="primary"
-          disabledReason={denied}
-          onClick={() => command({ action: "start", connector_id: Number(connector), token })}
-        >
-          Start charging
-        </Button>
-      </div>
-      <div className="mt-3 flex flex-wrap gap-2">
-        {active.map((t) => (
-          <Button
-            key={t.id}
-            disabledReason={denied}
-            onClick={() => command({ action: "stop", transaction_id: t.id })}
-          >
-            Stop transaction {t.id}
-          </Button>
-        ))}
-        <Button
-          disabledReason={denied}
-          onClick={() => command({ action: "unlock", connector_id: Number(connector) })}
-        >
-          Unlock connector
-        </Button>
-        <Button
-          disabledReason={denied}
-          onClick={() =>
-            command({
-              action: "availability",
-              connector_id: Number(connector),
-              mode: "inoperative",
-            })
-          }
-        >
-          Set inoperative
-        </Button>
-        <Button
-          disabledReason={denied}
-          onClick={() =>
-            command({ action: "availability", connector_id: Number(connector), mode: "operative" })
-          }
-        >
-          Set operative
-        </Button>
-        <Button disabledReason={denied} onClick={() => command({ action: "reset", mode: "soft" })}>
-          Soft reset
-        </Button>
-        <Button
-          disabledReason={denied}
-          variant="danger"
-          onClick={() => command({ action: "reset", mode: "hard" })}
-        >
-          Hard reset
-        </Button>
-      </div>
-      {send.error ? <ErrorBox error={send.error} /> : null}
-      {current ? (
-        <p className="mt-3 text-sm" aria-live="polite">
-          {current.action}: <Badge testId="operation-status" value={current.status} />
-          <span className="ml-2">
-            <Outcome operation={current} testId="operation-result" />
-          </span>
-        </p>
-      ) : null}
-    </Card>
-  );
-}
-
-/**
- * An operation's result in words (what the charger answered, or the error's code and message),
- * with the raw result one click away. Charger-supplied values are rendered as text only.
- */
-function Outcome({ operation, testId }: { operation: Operation; testId?: string }) {
-  const result = operation.result;
-  if (!result) {
-    return operation.status === "dispatching" ? (
-      <span className="text-slate-500">waiting for the charger…</span>
-    ) : null;
-  }
-  const error = result.error;
-  const words =
-    typeof error === "object" && error !== null && "code" in error && "message" in error
-      ? `${String(error.code)}: ${String(error.message)}`
-      : typeof result.charger_status === "string"
-        ? `Charger answered ${result.charger_status}`
-        : typeof result.applied === "string"
-          ? `Password ${result.applied === "pushed" ? "pushed to the charger" : "stored for the next connection"}`
-          : "Done";
-  return (
-    <details className="inline-block max-w-full align-top">
-      <summary className="cursor-pointer" data-testid={testId}>
-        {words}
-      </summary>
-      <code className="block text-xs break-all">{JSON.stringify(result)}</code>
-    </details>
   );
 }
 

@@ -9,6 +9,7 @@ import { apiKeyRoutes } from "./api-keys";
 import { billRoutes } from "./bills";
 import { chargingSessionRoutes } from "./charging-sessions";
 import { displayImageRoute, displayRoutes } from "./displays";
+import { configurationRoutes } from "./configuration";
 import { eventRoutes } from "./events";
 import { faultRoutes } from "./faults";
 import { inviteRoutes } from "./invites";
@@ -23,6 +24,7 @@ import { projectRoutes } from "./projects";
 import { sandboxRoutes } from "./sandbox";
 import { stationRoutes } from "./stations";
 import { tariffRoutes } from "./tariffs";
+import { tokenRoutes } from "./tokens";
 import { transactionRoutes } from "./transactions";
 import { webhookRoutes } from "./webhooks";
 
@@ -38,8 +40,10 @@ export const resourceRoutes = [
   ...stationRoutes,
   ...displayRoutes,
   ...operationRoutes,
+  ...configurationRoutes,
   ...faultRoutes,
   ...transactionRoutes,
+  ...tokenRoutes,
   ...eventRoutes,
   ...webhookRoutes,
   ...tariffRoutes,

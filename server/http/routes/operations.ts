@@ -37,7 +37,7 @@ export const operationRoutes = [
     path: "/v1/tenants/{tenant_id}/stations/{station_id}/commands",
     operationId: "sendCommand",
     summary: "Send an operator command to a station",
-    description: `Answers 202 with the operation. The answer waits up to ${COMMAND_WAIT_MS} ms for the charger, so a prompt charger's outcome is already in the body; otherwise read the operation or watch \`operation.completed\`. A station with no live connection is \`rejected\` with \`station_offline\` at once. Never resend an \`unknown\` or \`dispatching\` operation under a new key.`,
+    description: `Answers 202 with the operation. The answer waits up to ${COMMAND_WAIT_MS} ms for the charger, so a prompt charger's outcome is already in the body; otherwise read the operation or watch \`operation.completed\`. A station with no live connection is \`rejected\` with \`station_offline\` at once. \`reset\`, \`availability\` and \`trigger\` reach one connector (\`connector_id\`), one EVSE (\`evse_number\`: OCPP 2.x \`evse\` without \`connectorId\`, \`Reset\` with \`evseId\`) or, with neither, the whole station (no \`evse\`; OCPP 1.6 connector 0); OCPP 1.6 has no EVSE reset and names an EVSE by its one connector, otherwise the operation is \`rejected\` with \`protocol_unsupported\` and nothing is sent. Never resend an \`unknown\` or \`dispatching\` operation under a new key.`,
     tag: "Commands",
     auth: "tenant",
     scopes: ["stations:control"],
@@ -46,7 +46,7 @@ export const operationRoutes = [
     idempotency: "required",
     status: 202,
     response: operationSchema,
-    errors: ["connector_not_found", "transaction_not_found", "transaction_ended"],
+    errors: ["connector_not_found", "evse_not_found", "transaction_not_found", "transaction_ended"],
     handler: async ({ params, body, db, principal }) => ({
       body: await createCommand({
         tenantId: params.tenant_id,

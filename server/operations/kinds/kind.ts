@@ -30,8 +30,16 @@ export type OperationKind = {
     secret: string | null;
     db: DbTx;
   }): Promise<OcppCall | Refusal>;
-  /** The charger's (schema-valid) answer as an outcome. */
-  interpret(answer: unknown, protocol: string): Outcome & { status: "succeeded" | "rejected" };
+  /**
+   * The charger's (schema-valid) answer as an outcome; `operation` is what was asked (an answer
+   * that does not repeat what it answers, as 1.6 ChangeConfiguration's, is read against it; the
+   * dispatcher always passes it).
+   */
+  interpret(
+    answer: unknown,
+    protocol: string,
+    operation?: Operation,
+  ): Outcome & { status: "succeeded" | "rejected" };
   /**
    * Runs in the transaction that makes the operation final, whatever made it final (an answer, a
    * sweep, an offline refusal, an outcome decided at creation), once: never for an operation that
