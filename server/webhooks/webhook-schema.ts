@@ -2,7 +2,10 @@ import { z } from "zod";
 import { EVENT_TYPES, eventTypeSchema } from "../events/event-types";
 import { resourceId } from "../lib/int4";
 
-/** The event types a `stations` filter limits (station, connector, fault and meter events). */
+/**
+ * The event types a `stations` filter limits (station, connector, fault and meter events; a
+ * station's configuration, credentials and screens are its own events too).
+ */
 export const STATION_FILTERED_TYPES = new Set<string>([
   "station.connected",
   "station.disconnected",
@@ -11,6 +14,9 @@ export const STATION_FILTERED_TYPES = new Set<string>([
   "station.fault_opened",
   "station.fault_cleared",
   "meter.sampled",
+  "station.configuration_changed",
+  "station.credentials_changed",
+  "display.delivery_changed",
 ]);
 
 export const MAX_ACTIVE_ENDPOINTS = 10;

@@ -374,7 +374,12 @@ describe("delivery", () => {
       key: t.key,
       body: {
         url: r.url,
-        events: ["station.connected", "meter.sampled"],
+        events: [
+          "station.connected",
+          "meter.sampled",
+          "display.delivery_changed",
+          "station.configuration_changed",
+        ],
         stations: [a.id],
         meter: { sample_interval_seconds: 30 },
       },
@@ -382,15 +387,20 @@ describe("delivery", () => {
     expect(created.body.stations).toEqual([a.id]);
     const at = (s: number) => new Date(Date.UTC(2026, 10, 22, 12, 0, s)).toISOString();
     await db().$transaction(async (tx) => {
-      for (const station of [a, b])
-        await appendEvent({
-          db: tx,
-          tenantId: t.tenantId,
-          type: "station.connected",
-          resourceId: station.id,
-          station: { id: station.id, occurredAt: null },
-          data: {},
-        });
+      for (const type of [
+        "station.connected",
+        "display.delivery_changed",
+        "station.configuration_changed",
+      ] as const)
+        for (const station of [a, b])
+          await appendEvent({
+            db: tx,
+            tenantId: t.tenantId,
+            type,
+            resourceId: station.id,
+            station: { id: station.id, occurredAt: null },
+            data: {},
+          });
       for (const [s, context] of [
         [0, "Transaction.Begin"],
         [10, "Sample.Periodic"],
@@ -414,9 +424,12 @@ describe("delivery", () => {
       (x) =>
         JSON.parse(x.body) as { type: string; station_id: number; data: { sampled_at?: string } },
     );
-    expect(got.filter((e) => e.type === "station.connected").map((e) => e.station_id)).toEqual([
-      a.id,
-    ]);
+    for (const type of [
+      "station.connected",
+      "display.delivery_changed",
+      "station.configuration_changed",
+    ])
+      expect(got.filter((e) => e.type === type).map((e) => e.station_id)).toEqual([a.id]);
     expect(
       got
         .filter((e) => e.type === "meter.sampled")

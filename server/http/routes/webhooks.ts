@@ -22,7 +22,7 @@ export const webhookRoutes = [
     operationId: "createWebhook",
     summary: "Register a webhook endpoint",
     description:
-      "201 with the signing `secret`, shown only here. `url` must be a public HTTPS hostname with a valid port (443 in production); IP literals, local names and this service's own hostnames are refused (422 `webhook_url_invalid`). Needs `webhooks:write` and the read scope of every event type subscribed. Ten active endpoints per tenant. `stations` limits station, connector, fault and meter events; `meter.sample_interval_seconds` (10 to 3600, default 60) throttles meter samples per transaction, Transaction.Begin and Transaction.End always delivered.",
+      "201 with the signing `secret`, shown only here. `url` must be a public HTTPS hostname with a valid port (443 in production); IP literals, local names and this service's own hostnames are refused (422 `webhook_url_invalid`). Needs `webhooks:write` and the read scope of every event type subscribed. Ten active endpoints per tenant. `stations` limits station events (connection, boot, configuration, credentials), connector, fault, meter and display events; `meter.sample_interval_seconds` (10 to 3600, default 60) throttles meter samples per transaction, Transaction.Begin and Transaction.End always delivered.",
     tag,
     auth: "tenant",
     scopes: ["webhooks:write"],
