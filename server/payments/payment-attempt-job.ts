@@ -135,7 +135,7 @@ async function ask(attempt: PaymentAttempt, payment: Payment, retrying: boolean)
   const amountMinor = attempt.amountMinor ?? 0;
   try {
     if (attempt.kind === "authorize") {
-      // the default return page shows the payment's team's branding (server/sandbox/branding.ts)
+      // the default return page shows the payment's team's branding (server/branding/branding.ts)
       const back = payment.returnUrl ?? `${env().publicBaseUrl}/pay/return?payment=${payment.id}`;
       const checkout = await processor.createCheckout({
         idempotencyKey: key,

@@ -6,7 +6,7 @@ import { enqueueProcessorEvent, processorEventJob } from "./processor-event-job"
 import { simulatorProcessor } from "./processors";
 import type { SimulatedDecline } from "./processors/simulator-checkout";
 import { isProcessorError } from "./processors/types";
-import { driverBranding, type DriverBranding } from "../sandbox/branding";
+import { driverBranding, type DriverBranding } from "../branding/branding";
 
 /**
  * What the return page (`/pay/return?payment=<id>`, where a checkout sends the payer when the

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { Db, DbTx } from "../db";
 import { isWorkspaceScope, WORKSPACE_SCOPES } from "../access/scopes";
-import { brandingOf, brandingSchema } from "../sandbox/branding";
+import { brandingOf, brandingSchema } from "../branding/branding";
 import { ensureSandbox } from "../sandbox/provision";
 import { ownedWorkspace } from "./workspace";
 import type { Caller, UserCaller } from "../access/caller";

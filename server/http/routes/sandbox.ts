@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { paginationQuery } from "../../lib/pagination";
 import { advanceSandboxSession, awaitAdvanceApplied } from "../../sandbox/advance-session";
-import { brandingBody, brandingSchema, setBranding } from "../../sandbox/branding";
+import { brandingBody, brandingSchema, setBranding } from "../../branding/branding";
 import { createSandboxSession } from "../../sandbox/create-session";
 import { listSandboxLocations, sandboxLocationSchema } from "../../sandbox/locations";
 import {

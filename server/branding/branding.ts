@@ -1,3 +1,9 @@
+/**
+ * A team's branding (display name, accent colour, logo URL): set through `PUT /v1/branding` by
+ * its workspace, shown on every page the service shows drivers for any tenant of the team (the
+ * simulator's hosted checkout and the payment return page). Below payments and teams, which
+ * both read it.
+ */
 import { z } from "zod";
 import type { DbTx } from "../db";
 
