@@ -2,7 +2,7 @@ import { expect, test, type Browser, type BrowserContext, type Page } from "@pla
 import type { RPCClient } from "ocpp-rpc";
 import { aCharger } from "../testing/ocpp";
 import { aStation, anOwner } from "./fixtures/owner";
-import { anEmail, base, signUp } from "./fixtures/people";
+import { anEmail, base, shot, signUp } from "./fixtures/people";
 import { loopback } from "./fixtures/product";
 
 /**
@@ -164,6 +164,7 @@ test.describe.serial("a station's screens, configuration and commands in the con
     // for EVSE 1, pointing its 2.0.1 screen at that PNG.
     await expect(page.getByTestId("display-state-1")).toHaveText("applied", { timeout: 15_000 });
     await expect(page.getByText("on screen", { exact: true })).toBeVisible();
+    await shot(page, "station-screens");
     expect(sent("SetDisplayMessage")).toEqual([
       {
         message: { id: 1, priority: "AlwaysFront", message: { format: "URI", content: imageUrl } },
@@ -234,6 +235,7 @@ test.describe.serial("a station's screens, configuration and commands in the con
     await expect(row("OfflineThreshold")).toContainText("600");
     await expect(row("SecurityProfile")).toContainText("connection");
     await expect(row("OrganizationName")).toContainText("Depot Org");
+    await shot(page, "station-configuration");
 
     // An ordinary key, picked from the table: SetVariables at once, the answer per key shown.
     await row("HeartbeatInterval").getByRole("button", { name: "Edit" }).click();
@@ -264,6 +266,7 @@ test.describe.serial("a station's screens, configuration and commands in the con
     const dialog = page.getByRole("dialog", { name: "Change how the charger connects?" });
     await expect(dialog).toContainText("OrganizationName");
     await expect(dialog.getByRole("button", { name: "Change it" })).toBeDisabled();
+    await shot(page, "station-configuration-connection-key");
     await dialog.getByRole("button", { name: "Cancel" }).click();
     await expect(dialog).toBeHidden();
     await settle(page);
