@@ -7,7 +7,8 @@ import { Button } from "./ui";
  * A modal confirmation (the browser's own `<dialog>`: focus stays inside, Escape cancels) that
  * says what will happen before it happens. `busy` keeps it open and its buttons disabled while
  * the change runs; `error` shows why it was refused, in the dialog, so the person sees it where
- * they acted.
+ * they acted. `confirmDisabledReason` keeps the confirm button disabled, saying why (e.g. a box to
+ * tick first).
  */
 export function ConfirmDialog({
   open,
@@ -17,6 +18,7 @@ export function ConfirmDialog({
   danger = false,
   busy = false,
   error,
+  confirmDisabledReason,
   onConfirm,
   onCancel,
 }: {
@@ -27,6 +29,7 @@ export function ConfirmDialog({
   danger?: boolean;
   busy?: boolean;
   error?: ReactNode;
+  confirmDisabledReason?: string | null;
   onConfirm: () => void;
   onCancel: () => void;
 }) {
@@ -61,7 +64,12 @@ export function ConfirmDialog({
         <Button onClick={onCancel} disabled={busy}>
           Cancel
         </Button>
-        <Button variant={danger ? "danger" : "primary"} onClick={onConfirm} disabled={busy}>
+        <Button
+          variant={danger ? "danger" : "primary"}
+          onClick={onConfirm}
+          disabled={busy}
+          disabledReason={confirmDisabledReason}
+        >
           {busy ? "Working…" : confirmLabel}
         </Button>
       </div>

@@ -270,6 +270,7 @@ function Configuration({ tenantId, station }: { tenantId: number; station: Stati
         confirmLabel="Change it"
         danger
         busy={change.isPending}
+        confirmDisabledReason={understood ? null : "Tick the box once you have checked the value."}
         onCancel={() => setConfirming(null)}
         onConfirm={() => {
           if (!understood || confirming === null) return;

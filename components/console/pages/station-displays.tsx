@@ -60,7 +60,8 @@ function EvseScreen({
   const [tariff, setTariff] = useState("");
   const [confirming, setConfirming] = useState(false);
   const params = { tenant_id: tenantId, station_id: stationId, evse_number: evse };
-  const denied = project.denied("stations:write");
+  // Setting and clearing are for people with stations:write; the others see the screen only.
+  const permitted = project.can("stations:write");
   return (
     <div className="rounded-md border border-slate-200 p-3 dark:border-slate-800">
       <h3 className="mb-2 text-sm font-semibold">EVSE {evse}</h3>
@@ -90,53 +91,59 @@ function EvseScreen({
       ) : (
         <p className="text-sm text-slate-500">No QR set.</p>
       )}
-      <form
-        className="mt-3 flex flex-wrap items-end gap-2"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void set
-            .run({
-              params,
-              body: { url, ...(tariff ? { tariff_id: Number(tariff) } : {}) },
-              idempotencyKey: newRequestKey(),
-            })
-            .then(
-              () => setUrl(""),
-              () => undefined,
-            );
-        }}
-      >
-        <div className="min-w-56 flex-1">
-          <TextField
-            label="QR link (https)"
-            type="url"
-            maxLength={500}
-            value={url}
-            onChange={(e) => setUrl(e.target.value)}
-            required
-          />
-        </div>
-        <div className="w-28">
-          <TextField
-            label="Tariff ID"
-            inputMode="numeric"
-            pattern="[0-9]*"
-            value={tariff}
-            onChange={(e) => setTariff(e.target.value)}
-          />
-        </div>
-        <Button type="submit" variant="primary" disabledReason={denied} disabled={set.isPending}>
-          Set
-        </Button>
-        {display ? (
-          <Button type="button" disabledReason={denied} onClick={() => setConfirming(true)}>
-            Clear
+      {permitted ? (
+        <form
+          className="mt-3 flex flex-wrap items-end gap-2"
+          onSubmit={(e) => {
+            e.preventDefault();
+            void set
+              .run({
+                params,
+                body: { url, ...(tariff ? { tariff_id: Number(tariff) } : {}) },
+                idempotencyKey: newRequestKey(),
+              })
+              .then(
+                () => setUrl(""),
+                () => undefined,
+              );
+          }}
+        >
+          <div className="min-w-56 flex-1">
+            <TextField
+              label="QR link (https)"
+              type="url"
+              maxLength={500}
+              value={url}
+              onChange={(e) => setUrl(e.target.value)}
+              required
+            />
+          </div>
+          <div className="w-28">
+            <TextField
+              label="Tariff ID"
+              inputMode="numeric"
+              pattern="[0-9]*"
+              value={tariff}
+              onChange={(e) => setTariff(e.target.value)}
+            />
+          </div>
+          <Button type="submit" variant="primary" disabled={set.isPending}>
+            Set
           </Button>
-        ) : null}
-      </form>
+          {display ? (
+            <Button type="button" onClick={() => setConfirming(true)}>
+              Clear
+            </Button>
+          ) : null}
+        </form>
+      ) : project.loading ? null : (
+        <p className="mt-3 text-sm text-slate-600 dark:text-slate-400">
+          {project.denied("stations:write")}
+        </p>
+      )}
       {set.error ? <ErrorBox error={set.error} /> : null}
       <ConfirmDialog
-        open={confirming}
+        open={permitted && confirming}
         title={`Clear EVSE ${evse}'s screen?`}
         confirmLabel="Clear"
         danger
