@@ -50,24 +50,44 @@ const product = await startProduct();
 const base = loopback(product.baseUrl);
 
 type Answer = { status: number; body: any; ms: number };
-async function call(key: string, method: string, path: string, body?: unknown): Promise<Answer> {
+async function call(
+  key: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  idempotencyKey?: string,
+): Promise<Answer> {
   const t0 = performance.now();
   const res = await fetch(`${base}${path}`, {
     method,
     headers: {
       authorization: `Bearer ${key}`,
       ...(body === undefined ? {} : { "content-type": "application/json" }),
+      ...(idempotencyKey ? { "idempotency-key": idempotencyKey } : {}),
     },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const json = await res.json();
   return { status: res.status, body: json, ms: performance.now() - t0 };
 }
-const must = async (answer: Promise<Answer>, what: string) => {
-  const a = await answer;
-  if (a.status >= 300) throw new Error(`${what}: ${a.status} ${JSON.stringify(a.body)}`);
-  return a.body;
-};
+/** 5xx answers outside the measured window, retried (a POST under the same Idempotency-Key). */
+const outsideWindow5xx: Record<string, number> = {};
+let keys = 0;
+/** Outside the measured window: a call that must succeed, retried (same key) on a 5xx. */
+async function must(key: string, method: string, path: string, body?: unknown) {
+  const idempotencyKey = method === "POST" ? `bench-${Date.now()}-${++keys}` : undefined;
+  for (let attempt = 1; ; attempt++) {
+    const a = await call(key, method, path, body, idempotencyKey);
+    if (a.status < 300) return a.body;
+    if (a.status >= 500 && attempt < 5) {
+      const what = `${method} ${path.replace(/sbs_\w+/, "{id}")}: ${a.status} ${a.body?.error?.code}`;
+      outsideWindow5xx[what] = (outsideWindow5xx[what] ?? 0) + 1;
+      await sleep(500 * attempt);
+      continue;
+    }
+    throw new Error(`${method} ${path}: ${a.status} ${JSON.stringify(a.body)}`);
+  }
+}
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 try {
@@ -109,17 +129,14 @@ try {
   await Promise.all(
     workspaces.map(async (w, i) => {
       for (const key of w.sessionKeys) {
-        const made = await must(
-          call(key, "POST", "/v1/sessions", { hold_minor: 10_000 }),
-          "POST /v1/sessions",
-        );
+        const made = await must(key, "POST", "/v1/sessions", { hold_minor: 10_000 });
         sessions.push({ id: made.id as string, key, workspace: i });
       }
     }),
   );
   for (const s of sessions)
     for (;;) {
-      const now = await must(call(s.key, "GET", `/v1/sessions/${s.id}`), "GET session");
+      const now = await must(s.key, "GET", `/v1/sessions/${s.id}`);
       if (now.status === "charging") break;
       if (now.status === "failed") throw new Error(`session ${s.id} failed: ${now.last_error}`);
       await sleep(200);
@@ -142,24 +159,29 @@ try {
     workspaces.map(async (w) => {
       let after = 0;
       for (;;) {
-        const page = await must(
-          call(w.readerKey, "GET", `/v1/events?after=${after}&limit=100`),
-          "events",
-        );
+        const page = await must(w.readerKey, "GET", `/v1/events?after=${after}&limit=100`);
         after = page.next_cursor ?? after;
         if (!page.has_more) return after;
       }
     }),
   );
   let measuring = true;
-  const read = { events: 0, lagMs: [] as number[], byType: {} as Record<string, number> };
+  const read = {
+    events: 0,
+    lagMs: [] as number[],
+    byType: {} as Record<string, number>,
+    refused: {} as Record<number, number>,
+  };
   const readers = workspaces.map(async (w, i) => {
     let after = cursors[i]!;
     while (measuring) {
-      const page = await must(
-        call(w.readerKey, "GET", `/v1/events?after=${after}&limit=100`),
-        "events",
-      );
+      const answer = await call(w.readerKey, "GET", `/v1/events?after=${after}&limit=100`);
+      if (answer.status !== 200) {
+        read.refused[answer.status] = (read.refused[answer.status] ?? 0) + 1;
+        await sleep(250);
+        continue;
+      }
+      const page = answer.body;
       const at = Date.now();
       for (const e of page.data as { type: string; created_at: string }[]) {
         read.events += 1;
@@ -212,16 +234,24 @@ try {
   const windowStart = new Date();
   const t0 = performance.now();
   const deadline = t0 + SECONDS * 1000;
-  const advances = { ms: [] as number[], pending: 0, failed: {} as Record<string, number> };
+  const advances = {
+    ms: [] as number[],
+    allMs: [] as number[],
+    pending: 0,
+    failed: {} as Record<string, number>,
+  };
   await Promise.all(
     sessions.map(async (s, i) => {
       // spread the sessions' ticks over the first period
+      // A session behind its schedule sends at once; the window ends at the deadline however far
+      // behind it is (what was not sent is `asked` minus `answered`).
       let next = t0 + (i * 1000) / RATE / sessions.length;
-      while (next < deadline) {
+      while (next < deadline && performance.now() < deadline) {
         const wait = next - performance.now();
         if (wait > 0) await sleep(wait);
         next += 1000 / RATE;
         const a = await call(s.key, "POST", `/v1/sandbox/sessions/${s.id}/advance`, ADVANCE);
+        advances.allMs.push(a.ms);
         if (a.status !== 200) {
           const code = `${a.status} ${a.body?.error?.code ?? ""}`.trim();
           advances.failed[code] = (advances.failed[code] ?? 0) + 1;
@@ -257,21 +287,18 @@ try {
 
   // Stop and settle every session (not measured beyond how long it took).
   const stopT0 = performance.now();
-  await Promise.all(
-    sessions.map((s) => must(call(s.key, "POST", `/v1/sessions/${s.id}/stop`), "stop")),
-  );
+  await Promise.all(sessions.map((s) => must(s.key, "POST", `/v1/sessions/${s.id}/stop`)));
   let settled = 0;
-  for (const s of sessions) {
-    const until = Date.now() + 60_000;
-    while (Date.now() < until) {
-      const now = await must(call(s.key, "GET", `/v1/sessions/${s.id}`), "GET session");
-      if (now.status === "settled") {
-        settled += 1;
-        break;
+  const settleBy = Date.now() + 120_000;
+  await Promise.all(
+    sessions.map(async (s) => {
+      while (Date.now() < settleBy) {
+        const now = await must(s.key, "GET", `/v1/sessions/${s.id}`);
+        if (now.status === "settled") return void (settled += 1);
+        await sleep(1_000);
       }
-      await sleep(250);
-    }
-  }
+    }),
+  );
   const stopSeconds = (performance.now() - stopT0) / 1000;
 
   const done = advances.ms.length;
@@ -313,6 +340,7 @@ try {
       per_second: round2(done / seconds),
       per_session_per_second: round2(done / seconds / sessions.length),
       answer: latency(advances.ms),
+      answer_refused_included: latency(advances.allMs),
       answered_still_pending: advances.pending,
       trip_created_to_applied: {
         rows: trips.length,
@@ -326,6 +354,7 @@ try {
       read_per_second: round2(read.events / seconds),
       read_by_type: read.byType,
       reader_lag: latency(read.lagMs),
+      reader_refused_by_status: read.refused,
     },
     cpu: {
       window_ms: {
@@ -359,9 +388,14 @@ try {
       ? round2((commits - (idleCommits / idleSeconds) * seconds) / done)
       : null,
     stop: { settled, of: sessions.length, seconds: round2(stopSeconds) },
+    outside_window_5xx_retried: outsideWindow5xx,
   };
   await closeDb();
   writeResult("sandbox", result);
+} catch (error) {
+  // what the product logged (an internal error's cause is there, by its request id)
+  console.error(product.output().slice(-20_000));
+  throw error;
 } finally {
   await product.stop();
 }
