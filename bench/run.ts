@@ -48,6 +48,10 @@ const BENCHMARKS: Record<string, { what: string; run: string }> = {
     what: "webhook deliveries per second and CPU per delivery with 1, 2 and 4 workers, and latency",
     run: "BENCH_DELIVERIES=2000 npm run bench -- webhooks",
   },
+  sandbox: {
+    what: "sandbox sessions advanced on virtual chargers: advance p50/p99, workspace-log events per second, gateway CPU per virtual charger",
+    run: "BENCH_SESSIONS=100 BENCH_RATE=10 BENCH_SECONDS=60 npm run bench -- sandbox",
+  },
 };
 
 const dir = import.meta.dirname;
