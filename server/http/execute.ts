@@ -209,10 +209,35 @@ export function asDomainError(
       { retryAfterSeconds: 5 },
     );
   }
+  if (isDatabaseBusy(error)) {
+    log.warn("database connections busy", { requestId: request.requestId, error });
+    return new DomainError(
+      "service_unavailable",
+      "The service is busy: no database connection came free in time; retry shortly (an Idempotency-Key makes the retry safe).",
+      {},
+      { retryAfterSeconds: 1 },
+    );
+  }
   log.error("unhandled error", { ...request, error });
   return new DomainError("internal_error", "Something went wrong on our side.", {
     request_id: request.requestId,
   });
+}
+
+/**
+ * Every pooled connection stayed busy past the wait (Prisma's `maxWait` for a transaction, P2028;
+ * its pool timeout, P2024): load, not a fault, and nothing was written.
+ */
+function isDatabaseBusy(error: unknown): boolean {
+  const text = String((error as { message?: string })?.message ?? error);
+  const code = (error as { code?: string })?.code;
+  return (
+    code === "P2028" ||
+    code === "P2024" ||
+    /Unable to start a transaction in the given time|Timed out fetching a new connection/i.test(
+      text,
+    )
+  );
 }
 
 function isDatabaseUnavailable(error: unknown): boolean {
