@@ -111,17 +111,24 @@ export function requireCharging(id: string, status: string) {
 /**
  * The advance's `afterCommit`: waits up to 3 s for the virtual charger to have reported every
  * advance up to this one (its answer came after the gateway recorded it), woken by the host's
- * `sandbox_applied` notice, then answers the session as it is (`pending_wh` says what is left).
+ * `sandbox_applied` notice and looking with one indexed sum of the applied advances, then answers
+ * the session as it is (`pending_wh` says what is left): the whole record is read once, at the end.
  */
 export async function awaitAdvanceApplied(rootDb: Db, body: SandboxSessionResource) {
-  return waitOnNotices({
+  await waitOnNotices({
     channel: APPLIED_CHANNEL,
     id: body.id,
     timeoutMs: ADVANCE_WAIT_MS,
-    read: async () => {
-      const facts = await loadSessionFacts(rootDb, { id: body.id });
-      return facts ? presentSandboxSession(rootDb, facts) : body;
-    },
-    done: (now) => now.target_wh - now.pending_wh >= body.target_wh,
+    read: () => appliedWh(rootDb, body.id),
+    done: (applied) => applied >= body.target_wh,
   });
+  const facts = await loadSessionFacts(rootDb, { id: body.id });
+  return facts ? presentSandboxSession(rootDb, facts) : body;
+}
+
+async function appliedWh(db: Db, sessionId: string): Promise<number> {
+  const [row] = await db.$queryRaw<{ wh: bigint | null }[]>`
+    SELECT sum(energy_wh)::bigint AS wh FROM sandbox_advances
+     WHERE session_id = ${sessionId} AND status = 'applied'`;
+  return Number(row?.wh ?? 0);
 }
