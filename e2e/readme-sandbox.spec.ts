@@ -49,7 +49,12 @@ test("Try it without hardware: from a person's token to a refunded sandbox sessi
   expect(more).toEqual([]);
 
   const asked = await run(ask);
-  const [device] = asked.json;
+  expect(asked.json).toEqual([]);
+  const device = JSON.parse(await terminal.variable("DEVICE")) as {
+    verification_uri: string;
+    verification_uri_complete: string;
+    user_code: string;
+  };
   expect(device).toMatchObject({ verification_uri: `${product.baseUrl}/oidc/device` });
   expect(asked.text).toEqual([
     `Open ${device.verification_uri_complete} and check the code ${device.user_code}`,
