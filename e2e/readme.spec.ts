@@ -160,7 +160,11 @@ test("Tokens for scripts: the device flow gives the script the person's token, a
   const polled = await run(poll, 60_000);
   expect(polled.json).toEqual([
     {
+      kind: "user",
       user: { id: expect.any(Number), email, name: "Scripting Sam", platform_role: null },
+      api_key: null,
+      workspace: null,
+      scopes: [],
       teams: [],
       pending_invites: 0,
     },

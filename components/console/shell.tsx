@@ -157,9 +157,11 @@ export function ConsoleShell({ children }: { children: ReactNode }) {
           </Link>
           {staffProject && !memberProject ? (
             <p className="flex flex-wrap items-center gap-2 text-sm" data-testid="platform-access">
-              <span className="rounded bg-amber-100 px-2 py-0.5 text-xs font-semibold text-amber-900 dark:bg-amber-950 dark:text-amber-200">
-                {staffProject.platform_role}
-              </span>
+              {staffProject.platform_role ? (
+                <span className="rounded bg-amber-100 px-2 py-0.5 text-xs font-semibold text-amber-900 dark:bg-amber-950 dark:text-amber-200">
+                  {staffProject.platform_role}
+                </span>
+              ) : null}
               <span>
                 {staffProject.team.name} / {staffProject.name}
               </span>
@@ -259,6 +261,7 @@ export function ConsoleShell({ children }: { children: ReactNode }) {
             </>
           ) : null}
           <p className="mt-4 px-3 pb-1 text-xs font-semibold text-slate-500 uppercase">You</p>
+          <NavLink href="/console/sandbox">Sandbox</NavLink>
           <NavLink href="/console/invites">Invitations</NavLink>
         </nav>
         <main className="min-w-0 flex-1">{children}</main>

@@ -39,6 +39,10 @@ export const v1Procedures = {
   listChargingSessionSettlementReports: read("listChargingSessionSettlementReports"),
   listChargingSessionOperations: read("listChargingSessionOperations"),
   listChargingSessionEvents: read("listChargingSessionEvents"),
+  listSandboxLocations: read("listSandboxLocations"),
+  listSandboxSessions: read("listSandboxSessions"),
+  getSandboxSession: read("getSandboxSession"),
+  listWorkspaceEvents: read("listWorkspaceEvents"),
 
   ensureWorkspace: change("ensureWorkspace"),
   createProject: change("createProject"),
@@ -78,6 +82,10 @@ export const v1Procedures = {
   refundPayment: change("refundPayment"),
   stopChargingSession: change("stopChargingSession"),
   cancelChargingSession: change("cancelChargingSession"),
+  createSandboxSession: change("createSandboxSession"),
+  advanceSandboxSession: change("advanceSandboxSession"),
+  stopSandboxSession: change("stopSandboxSession"),
+  refundSandboxSession: change("refundSandboxSession"),
 };
 
 export type ConsoleOperation = keyof typeof v1Procedures;
