@@ -56,7 +56,7 @@ test("an owner and a viewer work a project through the console, a charger and /v
   await expect(viewer.getByTestId("invite-row")).toContainText("Olive's fleet");
   await shot(viewer, "invitations-phone");
   await viewer.getByRole("button", { name: "Accept" }).click();
-  await viewer.waitForURL(new RegExp(`/console/t/${tenantId}/stations`));
+  await viewer.waitForURL(new RegExp(`/console/t/${tenantId}/overview`));
 
   await page.reload();
   await expect(page.getByTestId("member-row")).toHaveCount(2);

@@ -55,7 +55,11 @@ export function BarSeries({
             formatter={(value) => [`${format(Number(value))} ${unit}`, caption]}
             contentStyle={{ color: "#0f172a" }}
           />
-          <Bar dataKey="value" className="fill-teal-700 dark:fill-teal-400" isAnimationActive={false} />
+          <Bar
+            dataKey="value"
+            className="fill-teal-700 dark:fill-teal-400"
+            isAnimationActive={false}
+          />
         </BarChart>
       </div>
     </figure>

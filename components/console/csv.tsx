@@ -9,7 +9,10 @@ import { Button } from "./ui";
  * RFC 4180 file (quoted where needed, CRLF line ends, a byte-order mark so spreadsheets read UTF-8).
  */
 
-export type CsvColumn<T> = { header: string; value: (row: T) => string | number | null | undefined };
+export type CsvColumn<T> = {
+  header: string;
+  value: (row: T) => string | number | null | undefined;
+};
 
 export const MAX_ROWS = 10_000;
 

@@ -72,7 +72,13 @@ export function OverviewPage({ tenantId }: { tenantId: number }) {
   );
 }
 
-function StationCounts({ tenantId, stations }: { tenantId: number; stations: Overview["stations"] }) {
+function StationCounts({
+  tenantId,
+  stations,
+}: {
+  tenantId: number;
+  stations: Overview["stations"];
+}) {
   const states = [
     ["online", "Online", "text-emerald-800 dark:text-emerald-300"],
     ["offline", "Offline", "text-slate-800 dark:text-slate-200"],
@@ -115,7 +121,9 @@ function Alerts({ tenantId, alerts }: { tenantId: number; alerts: Overview["aler
   return (
     <Card title={`Alerts (${alerts.length})`} testId="alerts">
       {alerts.length === 0 ? (
-        <p className="text-sm">Nothing needs you: no open faults, failed operations or failing webhook deliveries.</p>
+        <p className="text-sm">
+          Nothing needs you: no open faults, failed operations or failing webhook deliveries.
+        </p>
       ) : (
         <ul className="divide-y divide-slate-100 text-sm dark:divide-slate-800">
           {alerts.map((a) => (
@@ -149,7 +157,10 @@ function ActiveSessions({
       {rows.length === 0 ? (
         <p className="text-sm">No transaction is running.</p>
       ) : (
-        <Table head={["Transaction", "Station", "Connector", "Power", "Energy", "Started"]} label="Charging now">
+        <Table
+          head={["Transaction", "Station", "Connector", "Power", "Energy", "Started"]}
+          label="Charging now"
+        >
           {rows.map((t) => (
             <tr key={t.id} data-testid="active-session">
               <td className={td}>
@@ -236,7 +247,10 @@ function Usage({ usage }: { usage: NonNullable<Overview["usage"]> }) {
           caption={range === "today" ? "Revenue by hour ($)" : "Revenue by day ($)"}
           unit="$"
           format={(v) => v.toFixed(2)}
-          data={buckets.map((b) => ({ label: label(b.start), value: (b.revenue_minor ?? 0) / 100 }))}
+          data={buckets.map((b) => ({
+            label: label(b.start),
+            value: (b.revenue_minor ?? 0) / 100,
+          }))}
         />
       </div>
     </Card>
@@ -246,7 +260,9 @@ function Usage({ usage }: { usage: NonNullable<Overview["usage"]> }) {
 /** A password a charger can send: 24 characters from a URL-safe alphabet (the rule is 16 to 40). */
 const newPassword = () => {
   const bytes = crypto.getRandomValues(new Uint8Array(18));
-  return btoa(String.fromCharCode(...bytes)).replaceAll("+", "A").replaceAll("/", "B");
+  return btoa(String.fromCharCode(...bytes))
+    .replaceAll("+", "A")
+    .replaceAll("/", "B");
 };
 
 function Step({
@@ -265,7 +281,9 @@ function Step({
       <span
         aria-hidden
         className={`mt-0.5 flex h-6 w-6 shrink-0 items-center justify-center rounded-full text-xs font-semibold ${
-          done ? "bg-emerald-700 text-white" : "bg-slate-200 text-slate-900 dark:bg-slate-700 dark:text-slate-100"
+          done
+            ? "bg-emerald-700 text-white"
+            : "bg-slate-200 text-slate-900 dark:bg-slate-700 dark:text-slate-100"
         }`}
       >
         {done ? "✓" : n}

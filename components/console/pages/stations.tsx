@@ -23,7 +23,6 @@ import {
   when,
 } from "../ui";
 
-
 const stationColumns: CsvColumn<V1["listStations"]["data"][number]>[] = [
   { header: "ID", value: (s) => s.id },
   { header: "Name", value: (s) => s.name },

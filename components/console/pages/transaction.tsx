@@ -5,7 +5,18 @@ import Link from "next/link";
 import { TimeSeries, type Point } from "../charts";
 import { useTRPC } from "../trpc";
 import type { V1 } from "../hooks";
-import { Badge, Card, Empty, ErrorBox, Loading, PageHeader, QueryState, Table, td, when } from "../ui";
+import {
+  Badge,
+  Card,
+  Empty,
+  ErrorBox,
+  Loading,
+  PageHeader,
+  QueryState,
+  Table,
+  td,
+  when,
+} from "../ui";
 import { usd } from "./bills";
 import { cost, duration } from "./transactions";
 
@@ -241,7 +252,10 @@ export function TransactionPage({
           {operations.map(([label, id]) => (
             <li key={id}>
               {label} operation:{" "}
-              <Link className={link} href={`/console/t/${tenantId}/stations/${t.station_id}#operations`}>
+              <Link
+                className={link}
+                href={`/console/t/${tenantId}/stations/${t.station_id}#operations`}
+              >
                 {id}
               </Link>
             </li>
