@@ -35,15 +35,26 @@ function parseCsv(text: string): string[][] {
   for (let i = 0; i < text.length; i += 1) {
     const c = text[i]!;
     if (quoted) {
-      if (c === '"' && text[i + 1] === '"') ((field += '"'), (i += 1));
-      else if (c === '"') quoted = false;
+      if (c === '"' && text[i + 1] === '"') {
+        field += '"';
+        i += 1;
+      } else if (c === '"') quoted = false;
       else field += c;
     } else if (c === '"') quoted = true;
-    else if (c === ",") (row.push(field), (field = ""));
-    else if (c === "\n") (row.push(field), rows.push(row), (row = []), (field = ""));
-    else if (c !== "\r") field += c;
+    else if (c === ",") {
+      row.push(field);
+      field = "";
+    } else if (c === "\n") {
+      row.push(field);
+      rows.push(row);
+      row = [];
+      field = "";
+    } else if (c !== "\r") field += c;
   }
-  if (field || row.length) (row.push(field), rows.push(row));
+  if (field || row.length) {
+    row.push(field);
+    rows.push(row);
+  }
   return rows;
 }
 
@@ -174,7 +185,7 @@ test("the overview, a transaction's page and the transactions export, with a rea
     page.waitForEvent("download"),
     page.getByRole("button", { name: "Export CSV" }).click(),
   ]);
-  const csv = parseCsv(fs.readFileSync((await download.path())!, "utf8").replace(/^\uFEFF/, ""));
+  const csv = parseCsv(fs.readFileSync(await download.path(), "utf8").replace(/^\uFEFF/, ""));
   const headers = await page.locator("table thead th").allInnerTexts();
   expect(csv[0]!.map((h) => h.toUpperCase())).toEqual(headers.map((h) => h.toUpperCase()));
   const shown = await page

@@ -311,7 +311,7 @@ export async function projectOverview({
   for (const o of operations) {
     const reason =
       o.result && typeof o.result === "object" && "reason" in o.result
-        ? String((o.result as { reason: unknown }).reason)
+        ? String(o.result.reason)
         : null;
     alerts.push({
       kind: "operation",
