@@ -27,7 +27,7 @@ const browserZone = () => {
 /**
  * A project at a glance, live: it reads the overview again whenever the event log moves past the
  * overview's `event_cursor` (polled every 2 s; a page of news is enough to know), and every 30 s for
- * what no event reports (a webhook delivery failing).
+ * what no event reports (a webhook delivery failing; every 3 s until the first boot).
  */
 export function OverviewPage({ tenantId }: { tenantId: number }) {
   const trpc = useTRPC();
@@ -35,7 +35,12 @@ export function OverviewPage({ tenantId }: { tenantId: number }) {
   const overview = useQuery(
     trpc.v1.getOverview.queryOptions(
       { params: { tenant_id: tenantId }, query: { time_zone: zone } },
-      { refetchInterval: 30_000 },
+      {
+        // Registering a location or station writes no event: while the checklist shows, read
+        // again every 3 s so each step ticks as it is done.
+        refetchInterval: (q) =>
+          q.state.data && !q.state.data.setup.first_boot_at ? 3_000 : 30_000,
+      },
     ),
   );
   const cursor = overview.data?.event_cursor;
