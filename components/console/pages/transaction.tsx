@@ -65,7 +65,8 @@ export function TransactionPage({
     trpc.v1.listEvents.queryOptions(
       {
         params: { tenant_id: tenantId },
-        query: { resource_id: String(transactionId), limit: 50 },
+        // a resource ID alone is a number other resources (a fault) share: its meter events
+        query: { resource_id: String(transactionId), type: "meter.sampled", limit: 50 },
       },
       { refetchInterval: active ? 5_000 : false },
     ),
