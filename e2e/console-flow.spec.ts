@@ -21,8 +21,11 @@ test("an owner and a viewer work a project through the console, a charger and /v
   await page.getByLabel("Team name").fill("Olive's fleet");
   await page.getByLabel("Project name").fill("Depot chargers");
   await page.getByRole("button", { name: "Create project" }).click();
-  await page.waitForURL(/\/console\/t\/\d+\/stations/);
+  await page.waitForURL(/\/console\/t\/\d+\/overview/);
   const tenantId = projectIdOf(page);
+  // A new project lands on its overview, which starts with the first-run checklist.
+  await expect(page.getByTestId("first-run")).toBeVisible();
+  await page.getByRole("link", { name: "Stations", exact: true }).click();
   await expect(page.getByTestId("empty-state")).toContainText("No stations yet");
   // The switcher is a list of links: it opens, shows the current project, and Escape closes it.
   const switcher = page.getByTestId("project-switcher");
@@ -53,7 +56,7 @@ test("an owner and a viewer work a project through the console, a charger and /v
   await expect(viewer.getByTestId("invite-row")).toContainText("Olive's fleet");
   await shot(viewer, "invitations-phone");
   await viewer.getByRole("button", { name: "Accept" }).click();
-  await viewer.waitForURL(new RegExp(`/console/t/${tenantId}/stations`));
+  await viewer.waitForURL(new RegExp(`/console/t/${tenantId}/overview`));
 
   await page.reload();
   await expect(page.getByTestId("member-row")).toHaveCount(2);

@@ -28,7 +28,7 @@ test("the sessions page shows live status, usage and reports in order; a session
   await page.getByLabel("Team name").fill("Sam's fleet");
   await page.getByLabel("Project name").fill("Booked chargers");
   await page.getByRole("button", { name: "Create project" }).click();
-  await page.waitForURL(/\/console\/t\/\d+\/stations/);
+  await page.waitForURL(/\/console\/t\/\d+\/overview/);
   const tenantId = Number(/\/console\/t\/(\d+)\//.exec(page.url())?.[1]);
   const api = v1(page.request, await accessTokenOf(page));
   const t = `/tenants/${tenantId}`;

@@ -12,7 +12,7 @@ test("a 3-D Secure left unfinished on the simulator's page authorizes nothing un
   await page.getByLabel("Team name").fill("Unfinished fleet");
   await page.getByLabel("Project name").fill("Paid charging");
   await page.getByRole("button", { name: "Create project" }).click();
-  await page.waitForURL(/\/console\/t\/\d+\/stations/);
+  await page.waitForURL(/\/console\/t\/\d+\/overview/);
   const tenantId = Number(/\/console\/t\/(\d+)\//.exec(page.url())?.[1]);
   const token = await accessTokenOf(page);
   const v1 = async (method: string, path: string, body?: unknown) => {

@@ -53,7 +53,7 @@ async function aMember(browser: Browser, role: "viewer" | "developer"): Promise<
   const member = await context.newPage();
   await signUp(member, `E2E ${role}`, email);
   await member.getByRole("button", { name: "Accept" }).click();
-  await member.waitForURL(new RegExp(`/console/t/${tenantId}/stations`));
+  await member.waitForURL(new RegExp(`/console/t/${tenantId}/(overview|stations)`));
   return member;
 }
 

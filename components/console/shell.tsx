@@ -177,7 +177,7 @@ export function ConsoleShell({ children }: { children: ReactNode }) {
                 current={team.name}
                 items={data.teams.map((t) => ({
                   href: t.projects[0]
-                    ? `/console/t/${t.projects[0].id}/stations`
+                    ? `/console/t/${t.projects[0].id}/overview`
                     : `/console/teams/${t.id}/projects`,
                   label: t.name,
                   current: t.id === team.id,
@@ -234,6 +234,7 @@ export function ConsoleShell({ children }: { children: ReactNode }) {
             <>
               <p className="px-3 pb-1 text-xs font-semibold text-slate-500 uppercase">Project</p>
               {[
+                ["overview", "Overview"],
                 ["stations", "Stations"],
                 ["locations", "Locations"],
                 ["transactions", "Transactions"],

@@ -1,12 +1,16 @@
 import { db as defaultDb, type DbTx } from "../db";
 import { toPage, type Pagination } from "../lib/pagination";
-import { presentTransaction } from "./present-transaction";
+import { presentTransaction, transactionInclude } from "./present-transaction";
 
 export type ListTransactionsOptions = {
   tenantId: number;
   page: Pagination;
   stationId?: number;
   status?: "active" | "ended";
+  /** started at or after */
+  startedFrom?: Date;
+  /** started before */
+  startedBefore?: Date;
   order: "asc" | "desc";
   db?: DbTx;
 };
@@ -20,6 +24,8 @@ export async function listTransactions({
   page,
   stationId,
   status,
+  startedFrom,
+  startedBefore,
   order,
   db = defaultDb(),
 }: ListTransactionsOptions) {
@@ -30,7 +36,16 @@ export async function listTransactions({
       id: cursor,
       ...(stationId ? { stationId } : {}),
       ...(status ? { endedAt: status === "active" ? null : { not: null } } : {}),
+      ...(startedFrom || startedBefore
+        ? {
+            startedAt: {
+              ...(startedFrom ? { gte: startedFrom } : {}),
+              ...(startedBefore ? { lt: startedBefore } : {}),
+            },
+          }
+        : {}),
     },
+    include: transactionInclude,
     orderBy: { id: order },
     take: page.limit + 1,
   });

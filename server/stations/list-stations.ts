@@ -1,5 +1,6 @@
 import { db as defaultDb, type DbTx } from "../db";
 import { loadStationDisplays } from "../displays/present-display";
+import type { Prisma } from "../generated/prisma/client";
 import { toPage, type Pagination } from "../lib/pagination";
 import { presentStation, stationInclude } from "./present-station";
 
@@ -9,14 +10,38 @@ export type ListStationsOptions = {
   /** case-insensitive substring of the name */
   name?: string;
   externalReference?: string;
+  /** the overview's states (server/overview/overview.ts counts by the same rule) */
+  state?: StationState;
   db?: DbTx;
 };
+
+export type StationState = "online" | "offline" | "charging" | "faulted";
+
+/** Which stations are in a state: the same rule as the overview's counts. */
+export function stationStateWhere(state: StationState): Prisma.StationWhereInput {
+  switch (state) {
+    case "online":
+      return { gatewayId: { not: null } };
+    case "offline":
+      return { gatewayId: null };
+    case "charging":
+      return { connectors: { some: { status: "Charging" } } };
+    case "faulted":
+      return {
+        OR: [
+          { connectors: { some: { status: "Faulted" } } },
+          { faults: { some: { clearedAt: null } } },
+        ],
+      };
+  }
+}
 
 export async function listStations({
   tenantId,
   page,
   name,
   externalReference,
+  state,
   db = defaultDb(),
 }: ListStationsOptions) {
   const rows = await db.station.findMany({
@@ -25,6 +50,7 @@ export async function listStations({
       id: { gt: page.after },
       ...(name ? { nameKey: { contains: name.toLowerCase() } } : {}),
       ...(externalReference ? { externalReference } : {}),
+      ...(state ? stationStateWhere(state) : {}),
     },
     include: stationInclude,
     orderBy: { id: "asc" },

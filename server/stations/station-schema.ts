@@ -42,6 +42,12 @@ export const moveStationBody = z.strictObject({
 export const listStationsQuery = z.object({
   name: z.string().min(1).max(200).optional(),
   external_reference: externalReference.optional(),
+  state: z
+    .enum(["online", "offline", "charging", "faulted"])
+    .optional()
+    .describe(
+      "`online` (a gateway holds its socket), `offline`, `charging` (a connector reports `Charging`), `faulted` (an open fault or a connector reporting `Faulted`): the overview's counts",
+    ),
 });
 
 export const connectorSchema = z.object({

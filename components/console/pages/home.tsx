@@ -15,7 +15,7 @@ export function ConsoleHome() {
   const data = me.data;
   const first = data?.teams.flatMap((t) => t.projects)[0];
   useEffect(() => {
-    if (first) router.replace(`/console/t/${first.id}/stations`);
+    if (first) router.replace(`/console/t/${first.id}/overview`);
   }, [first, router]);
   if (me.isPending || first) return <Loading />;
   if (me.error || !data) return <ErrorBox error={me.error} retry={() => void me.refetch()} />;
@@ -45,7 +45,7 @@ function Onboarding({ me }: { me: MeContext }) {
             void (async () => {
               const teamId = ownTeam?.id ?? (await workspace.run({ body: { name: team } })).id;
               const created = await project.run({ params: { team_id: teamId }, body: { name } });
-              router.push(`/console/t/${created.id}/stations`);
+              router.push(`/console/t/${created.id}/overview`);
             })().catch(() => undefined);
           }}
         >

@@ -166,7 +166,7 @@ export function StationPage({ tenantId, stationId }: { tenantId: number; station
               isEmpty={(d) => d.data.length === 0}
               empty={<Empty title="No transactions yet" />}
             >
-              {(d) => <TransactionRows rows={d.data} />}
+              {(d) => <TransactionRows rows={d.data} tenantId={tenantId} />}
             </QueryState>
           </Card>
           <Credentials tenantId={tenantId} station={s} />

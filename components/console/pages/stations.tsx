@@ -1,10 +1,12 @@
 "use client";
 
-import { useQuery } from "@tanstack/react-query";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
 import { useProject } from "../context";
-import { useV1Mutation } from "../hooks";
+import { ExportCsv, type CsvColumn } from "../csv";
+import { STATION_STATES, type StationState } from "../station-states";
+import { useV1Mutation, type V1 } from "../hooks";
 import { newRequestKey, useTRPC } from "../trpc";
 import {
   Badge,
@@ -21,18 +23,37 @@ import {
   when,
 } from "../ui";
 
-export function StationsPage({ tenantId }: { tenantId: number }) {
+const stationColumns: CsvColumn<V1["listStations"]["data"][number]>[] = [
+  { header: "ID", value: (s) => s.id },
+  { header: "Name", value: (s) => s.name },
+  { header: "Online", value: (s) => (s.online ? "yes" : "no") },
+  { header: "Protocol", value: (s) => s.protocol },
+  { header: "Last seen", value: (s) => s.last_seen },
+  { header: "Connectors", value: (s) => s.connectors.map((c) => c.status ?? "unknown").join(" ") },
+];
+
+export function StationsPage({
+  tenantId,
+  initialState,
+}: {
+  tenantId: number;
+  /** the `state` of the page's address (the overview's counts link here) */
+  initialState?: StationState;
+}) {
   const trpc = useTRPC();
+  const client = useQueryClient();
   const project = useProject(tenantId);
   const [search, setSearch] = useState("");
   const [name, setName] = useState<string | undefined>(undefined);
+  const [state, setState] = useState<StationState | "">(initialState ?? "");
   const [cursors, setCursors] = useState<number[]>([0]);
   const after = cursors[cursors.length - 1] ?? 0;
+  const query = (after: number, limit: number) => ({
+    params: { tenant_id: tenantId },
+    query: { after, limit, name, ...(state ? { state } : {}) },
+  });
   const stations = useQuery(
-    trpc.v1.listStations.queryOptions(
-      { params: { tenant_id: tenantId }, query: { after, limit: 20, name } },
-      { refetchInterval: 5_000 },
-    ),
+    trpc.v1.listStations.queryOptions(query(after, 20), { refetchInterval: 5_000 }),
   );
   const [showForm, setShowForm] = useState(false);
 
@@ -42,13 +63,22 @@ export function StationsPage({ tenantId }: { tenantId: number }) {
         title="Stations"
         description="Chargers registered in this project. Open one to watch it live and send commands."
         actions={
-          <Button
-            variant="primary"
-            onClick={() => setShowForm((s) => !s)}
-            disabledReason={project.denied("stations:write")}
-          >
-            Register station
-          </Button>
+          <>
+            <ExportCsv
+              filename={`stations-${tenantId}.csv`}
+              columns={stationColumns}
+              load={(after: number | undefined) =>
+                client.fetchQuery(trpc.v1.listStations.queryOptions(query(after ?? 0, 100)))
+              }
+            />
+            <Button
+              variant="primary"
+              onClick={() => setShowForm((s) => !s)}
+              disabledReason={project.denied("stations:write")}
+            >
+              Register station
+            </Button>
+          </>
         }
       />
       {showForm ? <RegisterStation tenantId={tenantId} onDone={() => setShowForm(false)} /> : null}
@@ -73,11 +103,41 @@ export function StationsPage({ tenantId }: { tenantId: number }) {
         />
         <Button type="submit">Search</Button>
       </form>
+      <div className="mb-4 max-w-xs">
+        <SelectField
+          label="State"
+          value={state}
+          onChange={(e) => {
+            const next = STATION_STATES.find((v) => v === e.target.value) ?? "";
+            setState(next);
+            setCursors([0]);
+            const url = new URL(window.location.href);
+            if (next) url.searchParams.set("state", next);
+            else url.searchParams.delete("state");
+            window.history.replaceState(null, "", url);
+          }}
+        >
+          <option value="">Any state</option>
+          {STATION_STATES.map((v) => (
+            <option key={v} value={v}>
+              {v[0]!.toUpperCase() + v.slice(1)}
+            </option>
+          ))}
+        </SelectField>
+      </div>
       <QueryState
         query={stations}
         isEmpty={(d) => d.data.length === 0}
         empty={
-          <Empty title={name ? `No station matches “${name}”` : "No stations yet"}>
+          <Empty
+            title={
+              name
+                ? `No station matches “${name}”`
+                : state
+                  ? `No station is ${state}`
+                  : "No stations yet"
+            }
+          >
             {name
               ? "Try another name."
               : "Register a station, then point the charger at its connection URL."}

@@ -98,7 +98,7 @@ export function ProjectsPage({ teamId }: { teamId: number }) {
                 <td className={td}>
                   <Link
                     className="text-teal-800 underline dark:text-teal-300"
-                    href={`/console/t/${p.id}/stations`}
+                    href={`/console/t/${p.id}/overview`}
                   >
                     {p.name}
                   </Link>

@@ -18,6 +18,7 @@ import { memberRoutes } from "./members";
 import { meRoutes } from "./me";
 import { metaRoutes } from "./meta";
 import { operationRoutes } from "./operations";
+import { overviewRoutes } from "./overview";
 import { paymentAccountRoutes } from "./payment-account";
 import { paymentRoutes } from "./payments";
 import { projectRoutes } from "./projects";
@@ -43,6 +44,7 @@ export const resourceRoutes = [
   ...configurationRoutes,
   ...faultRoutes,
   ...transactionRoutes,
+  ...overviewRoutes,
   ...tokenRoutes,
   ...eventRoutes,
   ...webhookRoutes,

@@ -38,6 +38,7 @@ export const stationRoutes = [
         page: query,
         name: query.name,
         externalReference: query.external_reference,
+        state: query.state,
         db,
       }),
     }),

@@ -1,0 +1,144 @@
+"use client";
+
+import {
+  Bar,
+  BarChart,
+  CartesianGrid,
+  Line,
+  LineChart,
+  Tooltip,
+  XAxis,
+  YAxis,
+  type DotProps,
+} from "recharts";
+
+/**
+ * The console's charts, drawn by Recharts (SVG, rendered on the server as well as in the browser)
+ * and coloured through Tailwind's `currentColor`: the wrapper's text class sets each series' colour,
+ * so light and dark themes need nothing of their own. Each chart is a `figure` whose caption names
+ * it; the numbers are also in words beside it (the page's own text), for people who cannot see it.
+ */
+
+const axis = { stroke: "currentColor", fontSize: 12 };
+
+export type BarDatum = { label: string; value: number };
+
+/** Bars with labels below them (energy or revenue per hour or day). */
+export function BarSeries({
+  data,
+  caption,
+  unit,
+  testId,
+  format = (v) => String(v),
+}: {
+  data: BarDatum[];
+  caption: string;
+  unit: string;
+  testId?: string;
+  format?: (value: number) => string;
+}) {
+  return (
+    <figure data-testid={testId} className="min-w-0">
+      <figcaption className="mb-1 text-sm font-medium">{caption}</figcaption>
+      <div className="text-slate-600 dark:text-slate-400">
+        <BarChart
+          responsive
+          style={{ width: "100%", height: 180 }}
+          data={data}
+          margin={{ top: 8, right: 8, bottom: 0, left: 0 }}
+          title={caption}
+        >
+          <CartesianGrid strokeDasharray="3 3" strokeOpacity={0.3} vertical={false} />
+          <XAxis dataKey="label" tick={axis} interval="preserveStartEnd" minTickGap={16} />
+          <YAxis tick={axis} width={48} allowDecimals={false} />
+          <Tooltip
+            formatter={(value) => [`${format(Number(value))} ${unit}`, caption]}
+            contentStyle={{ color: "#0f172a" }}
+          />
+          <Bar
+            dataKey="value"
+            className="fill-teal-700 dark:fill-teal-400"
+            isAnimationActive={false}
+          />
+        </BarChart>
+      </div>
+    </figure>
+  );
+}
+
+export type Point = { t: number; value: number | null };
+
+/** One mark per sample: the point is an SVG circle tests count (`data-point`). */
+function SampleDot(props: DotProps & { payload?: Point; value?: unknown }) {
+  const { cx, cy } = props;
+  if (typeof cx !== "number" || typeof cy !== "number" || props.payload?.value == null) return null;
+  return (
+    <circle
+      data-point=""
+      cx={cx}
+      cy={cy}
+      r={3}
+      className="fill-teal-700 stroke-none dark:fill-teal-400"
+    />
+  );
+}
+
+/** A line over time with a point per sample; null values are gaps. */
+export function TimeSeries({
+  data,
+  caption,
+  unit,
+  testId,
+}: {
+  data: Point[];
+  caption: string;
+  unit: string;
+  testId?: string;
+}) {
+  const time = (t: number) =>
+    new Date(t).toLocaleTimeString(undefined, { hour: "2-digit", minute: "2-digit" });
+  return (
+    <figure data-testid={testId} className="min-w-0">
+      <figcaption className="mb-1 text-sm font-medium">
+        {caption} ({unit})
+      </figcaption>
+      <div className="text-slate-600 dark:text-slate-400">
+        <LineChart
+          responsive
+          style={{ width: "100%", height: 200 }}
+          data={data}
+          margin={{ top: 8, right: 8, bottom: 0, left: 0 }}
+          title={`${caption} (${unit})`}
+        >
+          <CartesianGrid strokeDasharray="3 3" strokeOpacity={0.3} />
+          <XAxis
+            dataKey="t"
+            type="number"
+            scale="time"
+            domain={["dataMin", "dataMax"]}
+            tickFormatter={time}
+            tick={axis}
+            minTickGap={24}
+          />
+          <YAxis tick={axis} width={48} />
+          <Tooltip
+            labelFormatter={(t) => new Date(Number(t)).toLocaleString()}
+            formatter={(value) => [`${String(value)} ${unit}`, caption]}
+            contentStyle={{ color: "#0f172a" }}
+          />
+          <Line
+            type="linear"
+            dataKey="value"
+            className="stroke-teal-700 dark:stroke-teal-400"
+            stroke="currentColor"
+            strokeWidth={2}
+            dot={<SampleDot />}
+            activeDot={false}
+            connectNulls={false}
+            isAnimationActive={false}
+          />
+        </LineChart>
+      </div>
+    </figure>
+  );
+}
