@@ -64,7 +64,9 @@ export function TariffLink({
       { staleTime: NAME_STALE_MS, retry: false },
     ),
   );
-  const name = tariff.data ? tariff.data.name || `Tariff ${tariffId} (unnamed)` : `Tariff ${tariffId}`;
+  const name = tariff.data
+    ? tariff.data.name || `Tariff ${tariffId} (unnamed)`
+    : `Tariff ${tariffId}`;
   return (
     <A href={paths.tariff(tenantId, tariffId)} testId="tariff-link">
       {name}

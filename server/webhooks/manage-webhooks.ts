@@ -4,7 +4,7 @@ import { DomainError, notFound } from "../errors";
 import { appendEvent } from "../events/append-event";
 import type { TenantPrincipal } from "../access/caller";
 import { LATEST_VERSION } from "../versions";
-import { missingScopes, type Scope } from "../access/scopes";
+import { missingScopes } from "../access/scopes";
 import { newId, randomBase62 } from "../lib/ids";
 import { seal } from "../lib/secret-box";
 import { urlProblem } from "./destination";
@@ -74,7 +74,7 @@ export function checkUrl(url: string) {
 /** 403 unless the caller holds the read scope of every event type subscribed. */
 export function checkScopes(principal: TenantPrincipal, events: readonly string[]) {
   const needed = [...new Set(events.map((t) => EVENT_TYPES[t as keyof typeof EVENT_TYPES]))];
-  const missing = missingScopes(principal.scopes, needed as Scope[]);
+  const missing = missingScopes(principal.scopes, needed);
   if (missing.length) {
     throw new DomainError(
       "insufficient_scope",

@@ -160,9 +160,9 @@ export function ApiKeysPage({ tenantId }: { tenantId: number }) {
                       confirmLabel="Revoke key"
                       run={() => revoke.run({ params: { tenant_id: tenantId, key_id: k.id } })}
                     >
-                      Every request made with <code>{k.prefix}…</code> is refused from now on
-                      (401); a backend or script still using it stops working. A revoked key cannot
-                      be restored: make a new one and give it the new secret.
+                      Every request made with <code>{k.prefix}…</code> is refused from now on (401);
+                      a backend or script still using it stops working. A revoked key cannot be
+                      restored: make a new one and give it the new secret.
                     </ConfirmButton>
                   )}
                 </td>

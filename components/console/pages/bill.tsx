@@ -65,8 +65,8 @@ function Facts({ tenantId, bill }: { tenantId: number; bill: Bill }) {
     [
       "Tariff",
       <span key="tf">
-        <TariffLink tenantId={tenantId} tariffId={bill.tariff_id} version={bill.tariff_version} />{" "}
-        ({bill.billing_version})
+        <TariffLink tenantId={tenantId} tariffId={bill.tariff_id} version={bill.tariff_version} /> (
+        {bill.billing_version})
       </span>,
     ],
     [
@@ -79,8 +79,7 @@ function Facts({ tenantId, bill }: { tenantId: number; bill: Bill }) {
           </>
         ) : bill.payment ? (
           <>
-            payment{" "}
-            <PaymentLink tenantId={tenantId} billId={bill.id} id={bill.payment.id} /> (
+            payment <PaymentLink tenantId={tenantId} billId={bill.id} id={bill.payment.id} /> (
             {bill.payment.status})
           </>
         ) : (

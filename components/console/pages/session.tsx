@@ -8,16 +8,7 @@ import { useV1Mutation, type V1 } from "../hooks";
 import { BillLink, StationLink, TariffLink, TransactionLink } from "../links";
 import { useTRPC } from "../trpc";
 import { usd } from "./sessions";
-import {
-  Badge,
-  Card,
-  Empty,
-  PageHeader,
-  QueryState,
-  Table,
-  td,
-  when,
-} from "../ui";
+import { Badge, Card, Empty, PageHeader, QueryState, Table, td, when } from "../ui";
 
 type Session = V1["getChargingSession"];
 
