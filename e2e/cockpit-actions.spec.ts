@@ -32,6 +32,12 @@ async function call(method: string, path: string, auth = `Bearer ${token}`) {
 /** A moment for anything a click wrongly sent to be done, before checking it was not. */
 const settle = (p: Page) => p.waitForTimeout(1_500);
 
+/** Screenshot and axe once nothing on the page is still loading (a pulsing placeholder). */
+async function shotWhenLoaded(p: Page, name: string) {
+  await expect(p.getByTestId("loading-state")).toHaveCount(0);
+  await shot(p, name);
+}
+
 /** The open confirmation dialog. */
 const dialog = (p: Page) => p.getByRole("dialog");
 
@@ -73,7 +79,7 @@ test.describe.serial("names, links and confirmations in the console", () => {
     // the station by its name, linking to its page
     await expect(row.getByTestId("station-link")).toHaveText(station.name);
     await expect(row.getByTestId("bill-settlement")).toContainText(String(session.id));
-    await shot(page, "i25b-bills");
+    await shotWhenLoaded(page, "i25b-bills");
     await row.getByTestId("station-link").click();
     await page.waitForURL(new RegExp(`/console/t/${tenantId}/stations/${station.id}$`));
 
@@ -83,7 +89,7 @@ test.describe.serial("names, links and confirmations in the console", () => {
     await expect(page.getByTestId("external-settlement")).toContainText(String(session.id));
     await expect(page.getByText("No payment for this bill yet")).toHaveCount(0);
     await expect(page.getByTestId("tariff-link")).toHaveText("Evening rate, version 1");
-    await shot(page, "i25b-bill-external");
+    await shotWhenLoaded(page, "i25b-bill-external");
     await page.getByTestId("bill-settled-by").getByTestId("session-link").click();
     await page.waitForURL(new RegExp(`/console/t/${tenantId}/sessions/${session.id}$`));
 
@@ -91,7 +97,7 @@ test.describe.serial("names, links and confirmations in the console", () => {
     await expect(page.getByTestId("session-summary").getByTestId("station-link")).toHaveText(
       station.name,
     );
-    await shot(page, "i25b-session");
+    await shotWhenLoaded(page, "i25b-session");
     await page.getByTestId("session-money").getByTestId("bill-link").click();
     await page.waitForURL(new RegExp(`/console/t/${tenantId}/bills/${billId}$`));
     await page.getByTestId("tariff-link").click();
@@ -120,7 +126,7 @@ test.describe.serial("names, links and confirmations in the console", () => {
     await page.goto(`${base()}/console/t/${tenantId}/payments`);
     const payment = page.getByTestId("payment-row").filter({ hasText: String(bill.id) });
     await expect(payment.getByTestId("bill-link")).toHaveText(String(bill.id));
-    await shot(page, "i25b-payments");
+    await shotWhenLoaded(page, "i25b-payments");
     await payment.getByTestId("payment-link").click();
     await page.waitForURL(new RegExp(`/bills/${bill.id}#payment$`));
     await expect(page.getByTestId("bill-settled-by")).toContainText("payment");
@@ -134,7 +140,7 @@ test.describe.serial("names, links and confirmations in the console", () => {
     await page.goto(`${base()}/console/t/${tenantId}/sessions/${session.id}`);
     await page.getByRole("button", { name: "Cancel session" }).click();
     await expect(dialog(page)).toContainText(`bill ${String(session.bill_id)} is canceled`);
-    await shot(page, "i25b-confirm-cancel-session");
+    await shotWhenLoaded(page, "i25b-confirm-cancel-session");
     await dialog(page).getByRole("button", { name: "Cancel", exact: true }).click();
     await expect(dialog(page)).toBeHidden();
     await settle(page);
@@ -167,7 +173,7 @@ test.describe.serial("names, links and confirmations in the console", () => {
     await page.getByRole("button", { name: "Finalize bill" }).click();
     await expect(dialog(page)).toContainText("can never be changed");
     await expect(dialog(page)).toContainText("12.5 kWh");
-    await shot(page, "i25b-confirm-finalize");
+    await shotWhenLoaded(page, "i25b-confirm-finalize");
     await dialog(page).getByRole("button", { name: "Cancel", exact: true }).click();
     await settle(page);
     expect((await v1("GET", `/bills/${bill.id}`)).status).toBe("open");
@@ -224,7 +230,7 @@ test.describe.serial("names, links and confirmations in the console", () => {
     const detail = card.getByTestId("delivery-detail");
     await expect(detail.getByTestId("delivery-body")).toContainText(String(sent.event_id));
     await expect(detail.getByTestId("delivery-answers")).toContainText("HTTP 200");
-    await shot(page, "i25b-webhook-delivery");
+    await shotWhenLoaded(page, "i25b-webhook-delivery");
     const count = r.received.length;
     await detail.getByRole("button", { name: "Resend" }).click();
     await expect.poll(() => r.received.length, { timeout: 15_000 }).toBe(count + 1);
@@ -273,7 +279,7 @@ test.describe.serial("names, links and confirmations in the console", () => {
     await page.reload();
     await page.getByRole("button", { name: `Remove ${email}` }).click();
     await expect(dialog(page)).toContainText("loses access to every project");
-    await shot(page, "i25b-confirm-remove-member");
+    await shotWhenLoaded(page, "i25b-confirm-remove-member");
     await dialog(page).getByRole("button", { name: "Cancel", exact: true }).click();
     await settle(page);
     expect(await members()).toContain(email);

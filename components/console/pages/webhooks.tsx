@@ -385,7 +385,7 @@ function Deliveries({
                       aria-label={`Details of delivery ${dl.id}`}
                       onClick={() => setOpen(open === dl.id ? null : dl.id)}
                     >
-                      {open === dl.id ? "Hide" : "Details"}
+                      Details
                     </Button>
                   </td>
                 </tr>
