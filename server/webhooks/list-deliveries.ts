@@ -39,7 +39,10 @@ export async function listDeliveries({
   );
 }
 
-function presentDelivery(d: WebhookDelivery & { attemptLog: WebhookAttempt[] }, eventType: string) {
+export function presentDelivery(
+  d: WebhookDelivery & { attemptLog: WebhookAttempt[] },
+  eventType: string,
+) {
   return {
     id: d.id,
     webhook_id: d.endpointId,

@@ -4,7 +4,7 @@ import { DomainError, notFound } from "../errors";
 import { appendEvent } from "../events/append-event";
 import type { TenantPrincipal } from "../access/caller";
 import { LATEST_VERSION } from "../versions";
-import { missingScopes, type Scope } from "../access/scopes";
+import { missingScopes } from "../access/scopes";
 import { newId, randomBase62 } from "../lib/ids";
 import { seal } from "../lib/secret-box";
 import { urlProblem } from "./destination";
@@ -38,41 +38,10 @@ export async function createWebhook({
   principal: TenantPrincipal;
   db?: DbTx;
 }) {
-  const problem = urlProblem(input.url, urlRules());
-  if (problem) {
-    throw new DomainError("webhook_url_invalid", `url ${problem}.`, {
-      fields: [{ field: "url", message: problem }],
-    });
-  }
-  const needed = [...new Set(input.events.map((t) => EVENT_TYPES[t]))] as Scope[];
-  const missing = missingScopes(principal.scopes, needed);
-  if (missing.length) {
-    throw new DomainError(
-      "insufficient_scope",
-      `Subscribing to these events needs ${missing.join(", ")}.`,
-      { required_scopes: needed, missing_scopes: missing },
-    );
-  }
-  if (input.stations?.length) {
-    const found = await db.station.count({ where: { tenantId, id: { in: input.stations } } });
-    if (found !== new Set(input.stations).size) {
-      throw new DomainError(
-        "validation_failed",
-        "stations names a station this tenant does not have.",
-        { fields: [{ field: "stations", message: "names an unknown station" }] },
-      );
-    }
-  }
-  // Serialize creations of one tenant so the active limit holds under concurrency.
-  await db.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`webhooks:${tenantId}`}))`;
-  const active = await db.webhookEndpoint.count({ where: { tenantId, status: "active" } });
-  if (active >= MAX_ACTIVE_ENDPOINTS) {
-    throw new DomainError(
-      "webhook_limit_reached",
-      `A tenant can have ${MAX_ACTIVE_ENDPOINTS} active webhook endpoints.`,
-      { limit: MAX_ACTIVE_ENDPOINTS },
-    );
-  }
+  checkUrl(input.url);
+  checkScopes(principal, input.events);
+  if (input.stations?.length) await checkStations(db, tenantId, input.stations);
+  await checkActiveLimit(db, tenantId);
   const secret = `whsec_${randomBase62(40)}`;
   const row = await db.webhookEndpoint.create({
     data: {
@@ -90,6 +59,60 @@ export async function createWebhook({
     },
   });
   return presentWebhook(row, secret);
+}
+
+/** 422 `webhook_url_invalid` for a destination the rules refuse. */
+export function checkUrl(url: string) {
+  const problem = urlProblem(url, urlRules());
+  if (problem) {
+    throw new DomainError("webhook_url_invalid", `url ${problem}.`, {
+      fields: [{ field: "url", message: problem }],
+    });
+  }
+}
+
+/** 403 unless the caller holds the read scope of every event type subscribed. */
+export function checkScopes(principal: TenantPrincipal, events: readonly string[]) {
+  const needed = [...new Set(events.map((t) => EVENT_TYPES[t as keyof typeof EVENT_TYPES]))];
+  const missing = missingScopes(principal.scopes, needed);
+  if (missing.length) {
+    throw new DomainError(
+      "insufficient_scope",
+      `Subscribing to these events needs ${missing.join(", ")}.`,
+      { required_scopes: needed, missing_scopes: missing },
+    );
+  }
+}
+
+/** 422 when a station of the filter is not the tenant's. */
+export async function checkStations(db: DbTx, tenantId: number, stations: readonly number[]) {
+  const found = await db.station.count({ where: { tenantId, id: { in: [...stations] } } });
+  if (found !== new Set(stations).size) {
+    throw new DomainError(
+      "validation_failed",
+      "stations names a station this tenant does not have.",
+      {
+        fields: [{ field: "stations", message: "names an unknown station" }],
+      },
+    );
+  }
+}
+
+/**
+ * 409 `webhook_limit_reached` when the tenant has its ten active endpoints already. Creations and
+ * re-enablings of one tenant are serialized (an advisory lock held to commit), so the limit holds
+ * under concurrency.
+ */
+export async function checkActiveLimit(db: DbTx, tenantId: number) {
+  await db.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`webhooks:${tenantId}`}))`;
+  const active = await db.webhookEndpoint.count({ where: { tenantId, status: "active" } });
+  if (active >= MAX_ACTIVE_ENDPOINTS) {
+    throw new DomainError(
+      "webhook_limit_reached",
+      `A tenant can have ${MAX_ACTIVE_ENDPOINTS} active webhook endpoints.`,
+      { limit: MAX_ACTIVE_ENDPOINTS },
+    );
+  }
 }
 
 export async function findWebhook(db: DbTx, tenantId: number, webhookId: string) {

@@ -30,6 +30,18 @@ export const createWebhookBody = z.strictObject({
 });
 export type CreateWebhookInput = z.infer<typeof createWebhookBody>;
 
+/** PATCH: what is given replaces what was; `stations: null` lifts the filter. */
+export const updateWebhookBody = z
+  .strictObject({
+    url: createWebhookBody.shape.url.optional(),
+    events: createWebhookBody.shape.events.optional(),
+    description: createWebhookBody.shape.description,
+    stations: createWebhookBody.shape.stations,
+    meter: createWebhookBody.shape.meter,
+  })
+  .refine((b) => Object.keys(b).length > 0, "give at least one field to change");
+export type UpdateWebhookInput = z.infer<typeof updateWebhookBody>;
+
 export const webhookSchema = z.object({
   id: z.string(),
   tenant_id: z.number().int(),
@@ -67,4 +79,13 @@ export const deliverySchema = z.object({
       error: z.string().nullable(),
     }),
   ),
+});
+
+export const deliveryDetailSchema = deliverySchema.extend({
+  body: z
+    .record(z.string(), z.unknown())
+    .nullable()
+    .describe(
+      "the JSON body every attempt sends: the event as the endpoint's pinned version shows it (null once retention removed the event)",
+    ),
 });

@@ -179,6 +179,169 @@ describe("webhook endpoints", () => {
   });
 });
 
+describe("editing, re-enabling and resending (issue 25)", () => {
+  it("PATCH changes url, events, description and stations with creation's rules; the secret stays", async () => {
+    const r = await receiver();
+    const { tenantId, key, webhook } = await anEndpoint(r.url);
+    const station = await aStation(tenantId, key);
+    const path = `/v1/tenants/${tenantId}/webhooks/${webhook.id}`;
+    const r2 = await receiver();
+    const patched = await call("PATCH", path, {
+      key,
+      body: {
+        url: r2.url,
+        events: ["station.connected"],
+        description: "edited",
+        stations: [station.id],
+      },
+    });
+    expect(patched.status, JSON.stringify(patched.body)).toBe(200);
+    expect(patched.body).toMatchObject({
+      url: r2.url,
+      events: ["station.connected"],
+      description: "edited",
+      stations: [station.id],
+      secret: null,
+    });
+    expect((await call("PATCH", path, { key, body: { stations: null } })).body.stations).toBeNull();
+    expect((await call("PATCH", path, { key, body: {} })).status).toBe(422);
+    expect((await call("PATCH", path, { key, body: { url: "not a url" } })).body.error.code).toBe(
+      "webhook_url_invalid",
+    );
+    expect((await call("PATCH", path, { key, body: { stations: [2147483000] } })).status).toBe(422);
+    const narrow = await anotherKey(tenantId, ["webhooks:write", "stations:read"]);
+    const billing = await call("PATCH", path, {
+      key: narrow,
+      body: { events: ["bill.finalized"] },
+    });
+    expect(billing.status).toBe(403);
+    // deliveries still go out signed with the creation's secret, to the new URL
+    await call("POST", `${path}/test`, { key });
+    await run();
+    expect(r.received).toHaveLength(0);
+    expect(r2.received).toHaveLength(1);
+    expect(() =>
+      stripe.webhooks.constructEvent(
+        r2.received[0]!.body,
+        String(r2.received[0]!.headers["service-signature"]),
+        webhook.secret,
+      ),
+    ).not.toThrow();
+  });
+
+  it("a disabled endpoint is re-enabled and delivers again; within the active limit", async () => {
+    const r = await receiver();
+    const { tenantId, key, webhook } = await anEndpoint(r.url);
+    const path = `/v1/tenants/${tenantId}/webhooks/${webhook.id}`;
+    await call("DELETE", path, { key });
+    const connected = (n: number) =>
+      db().$transaction((tx) =>
+        appendEvent({ db: tx, tenantId, type: "station.connected", resourceId: 1, data: { n } }),
+      );
+    await connected(1);
+    await run();
+    expect(r.received).toHaveLength(0);
+    const enabled = await call("POST", `${path}/enable`, { key });
+    expect(enabled.status).toBe(200);
+    expect(enabled.body).toMatchObject({ status: "active", disabled_at: null });
+    expect((await call("POST", `${path}/enable`, { key })).body.status).toBe("active"); // as it is
+    await connected(2);
+    await run();
+    expect(r.received.map((x) => JSON.parse(x.body).data.n)).toEqual([2]);
+    // an 11th active endpoint cannot be had by re-enabling either
+    await call("DELETE", path, { key });
+    for (let i = 0; i < 10; i++)
+      expect(
+        (
+          await call("POST", `/v1/tenants/${tenantId}/webhooks`, {
+            key,
+            body: { url: `https://hooks.example.com/${i}`, events: ["webhook.test"] },
+          })
+        ).status,
+      ).toBe(201);
+    const refused = await call("POST", `${path}/enable`, { key });
+    expect(refused.status).toBe(409);
+    expect(refused.body.error.code).toBe("webhook_limit_reached");
+  });
+
+  it("a delivery shows its body; a resend is a new journaled attempt of the same event that arrives", async () => {
+    const r = await receiver((n) => (n === 1 ? 500 : 200));
+    const { tenantId, key, webhook } = await anEndpoint(r.url);
+    const path = `/v1/tenants/${tenantId}/webhooks/${webhook.id}`;
+    const test = await call("POST", `${path}/test`, { key });
+    await run();
+    // the first attempt failed (500); fail the delivery by hand as its last attempt would
+    await db().webhookDelivery.update({
+      where: { id: test.body.delivery_id },
+      data: { status: "failed", completedAt: new Date() },
+    });
+    const one = await call("GET", `${path}/deliveries/${test.body.delivery_id}`, { key });
+    expect(one.status).toBe(200);
+    const logged = await db().event.findFirstOrThrow({ where: { id: test.body.event_id } });
+    expect(one.body).toMatchObject({
+      status: "failed",
+      attempts: 1,
+      attempt_log: [{ number: 1, http_status: 500, error: "HttpStatus500" }],
+      body: presentEvent(logged),
+    });
+    expect(JSON.stringify(one.body.body)).toBe(r.received[0]!.body);
+    const resent = await call("POST", `${path}/deliveries/${test.body.delivery_id}/resend`, {
+      key,
+    });
+    expect(resent.status, JSON.stringify(resent.body)).toBe(202);
+    expect(resent.body).toMatchObject({ status: "queued", completed_at: null });
+    // resending a delivery already queued changes nothing and queues no second job
+    await call("POST", `${path}/deliveries/${test.body.delivery_id}/resend`, { key });
+    expect(await run()).toBe(1);
+    expect(r.received).toHaveLength(2);
+    expect(r.received[1]!.headers["service-event-id"]).toBe(test.body.event_id);
+    expect(r.received[1]!.body).toBe(r.received[0]!.body);
+    const after = await call("GET", `${path}/deliveries/${test.body.delivery_id}`, { key });
+    expect(after.body).toMatchObject({
+      status: "acknowledged",
+      attempts: 2,
+      last_http_status: 200,
+      attempt_log: [
+        { number: 1, http_status: 500 },
+        { number: 2, http_status: 200, error: null },
+      ],
+    });
+    // an acknowledged one can be sent again too; a disabled endpoint's cannot
+    expect(
+      (await call("POST", `${path}/deliveries/${test.body.delivery_id}/resend`, { key })).status,
+    ).toBe(202);
+    await run();
+    expect(r.received).toHaveLength(3);
+    await call("DELETE", path, { key });
+    expect(
+      (await call("POST", `${path}/deliveries/${test.body.delivery_id}/resend`, { key })).status,
+    ).toBe(422);
+    expect((await call("GET", `${path}/deliveries/dlv_nope`, { key })).status).toBe(404);
+    expect((await call("GET", `${path}/deliveries/nope`, { key })).status).toBe(422);
+  });
+
+  it("a resend after the endpoint was disabled and enabled again retires the old waiting retry", async () => {
+    const r = await receiver((n) => (n === 1 ? 500 : 200));
+    const { tenantId, key, webhook } = await anEndpoint(r.url);
+    const path = `/v1/tenants/${tenantId}/webhooks/${webhook.id}`;
+    const test = await call("POST", `${path}/test`, { key });
+    await run(); // 500: a retry waits a minute
+    await call("DELETE", path, { key });
+    await call("POST", `${path}/enable`, { key });
+    await call("POST", `${path}/deliveries/${test.body.delivery_id}/resend`, { key });
+    const far = new Date(Date.now() + 120_000);
+    expect(await run(far)).toBe(1); // the resend's job alone
+    expect(r.received).toHaveLength(2);
+    const original = await db().job.findUniqueOrThrow({
+      where: { id: `webhooks.deliver:${test.body.delivery_id}` },
+    });
+    expect(original).toMatchObject({ status: "succeeded", lastError: "superseded by a resend" });
+    expect(
+      await db().webhookDelivery.findUniqueOrThrow({ where: { id: test.body.delivery_id } }),
+    ).toMatchObject({ status: "acknowledged", attempts: 2 });
+  });
+});
+
 describe("delivery", () => {
   it("signs every delivery so the official Stripe SDK verifies it; the body is the log's event", async () => {
     const r = await receiver();

@@ -5,6 +5,7 @@ import { useState } from "react";
 import { PROJECT_SCOPES, type Scope } from "@/server/access/scopes";
 import { API_VERSIONS, type ApiVersion } from "@/server/versions";
 import { useProject } from "../context";
+import { ConfirmButton } from "../confirm-button";
 import { useV1Mutation } from "../hooks";
 import { useTRPC } from "../trpc";
 import {
@@ -39,7 +40,6 @@ export function ApiKeysPage({ tenantId }: { tenantId: number }) {
   const [name, setName] = useState("");
   const [scopes, setScopes] = useState<Scope[]>(["stations:read"]);
   const [version, setVersion] = useState<ApiVersion | "">("");
-  const [confirming, setConfirming] = useState<string | null>(null);
   if (!project.loading && !manages) {
     return (
       <>
@@ -152,28 +152,18 @@ export function ApiKeysPage({ tenantId }: { tenantId: number }) {
                 <td className={td}>
                   {k.revoked_at ? (
                     <Badge value="revoked" />
-                  ) : confirming === k.id ? (
-                    <span className="flex flex-wrap gap-2">
-                      <Button
-                        variant="danger"
-                        onClick={() =>
-                          void revoke.run({ params: { tenant_id: tenantId, key_id: k.id } }).then(
-                            () => setConfirming(null),
-                            () => undefined,
-                          )
-                        }
-                      >
-                        Revoke now
-                      </Button>
-                      <Button onClick={() => setConfirming(null)}>Keep it</Button>
-                    </span>
                   ) : (
-                    <Button
-                      onClick={() => setConfirming(k.id)}
-                      aria-label={`Revoke ${k.name ?? k.prefix}`}
+                    <ConfirmButton
+                      label="Revoke…"
+                      ariaLabel={`Revoke ${k.name ?? k.prefix}`}
+                      title={`Revoke ${k.name ?? "this key"}?`}
+                      confirmLabel="Revoke key"
+                      run={() => revoke.run({ params: { tenant_id: tenantId, key_id: k.id } })}
                     >
-                      Revoke…
-                    </Button>
+                      Every request made with <code>{k.prefix}…</code> is refused from now on (401);
+                      a backend or script still using it stops working. A revoked key cannot be
+                      restored: make a new one and give it the new secret.
+                    </ConfirmButton>
                   )}
                 </td>
               </tr>

@@ -4,7 +4,9 @@ import { useState } from "react";
 import { useProject } from "../context";
 import { useV1Mutation, type V1 } from "../hooks";
 import { newRequestKey, useTRPC } from "../trpc";
+import { ConfirmDialog } from "../confirm-dialog";
 import { Button, Card, ErrorBox, TextField } from "../ui";
+import { usd } from "./bills";
 
 type Bill = V1["getBill"];
 
@@ -25,6 +27,7 @@ export function FinalizeBill({ tenantId, bill }: { tenantId: number; bill: Bill 
   const finalize = useV1Mutation(trpc.v1.finalizeBill);
   const [energy, setEnergy] = useState("");
   const [minutes, setMinutes] = useState("");
+  const [confirming, setConfirming] = useState<{ key: string } | null>(null);
   const simulated = bill.source === "simulated";
   if (bill.status === "final" || (simulated ? bill.status !== "open" : bill.status !== "ended"))
     return null;
@@ -49,19 +52,8 @@ export function FinalizeBill({ tenantId, bill }: { tenantId: number; bill: Bill 
         onSubmit={(e) => {
           e.preventDefault();
           if (invalid) return;
-          const body = simulated
-            ? {
-                energy_wh: energyWh ?? 0,
-                ...(seconds === undefined || seconds === null ? {} : { duration_seconds: seconds }),
-              }
-            : { transaction_id: bill.transaction_id ?? 0 };
-          void finalize
-            .run({
-              params: { tenant_id: tenantId, bill_id: bill.id },
-              body,
-              idempotencyKey: newRequestKey(),
-            })
-            .catch(() => undefined);
+          finalize.reset();
+          setConfirming({ key: newRequestKey() });
         }}
       >
         {simulated ? (
@@ -102,11 +94,42 @@ export function FinalizeBill({ tenantId, bill }: { tenantId: number; bill: Bill 
       <p className="mt-2 text-xs text-slate-600 dark:text-slate-400">
         The final amount never changes once it is fixed.
       </p>
-      {finalize.error ? (
-        <div className="mt-3">
-          <ErrorBox error={finalize.error} />
-        </div>
-      ) : null}
+      <ConfirmDialog
+        open={confirming !== null}
+        title="Finalize this bill?"
+        confirmLabel="Finalize bill"
+        danger
+        busy={finalize.isPending}
+        error={finalize.error ? <ErrorBox error={finalize.error} /> : undefined}
+        onCancel={() => setConfirming(null)}
+        onConfirm={() => {
+          const body = simulated
+            ? {
+                energy_wh: energyWh ?? 0,
+                ...(seconds === undefined || seconds === null ? {} : { duration_seconds: seconds }),
+              }
+            : { transaction_id: bill.transaction_id ?? 0 };
+          void finalize
+            .run({
+              params: { tenant_id: tenantId, bill_id: bill.id },
+              body,
+              idempotencyKey: confirming?.key ?? newRequestKey(),
+            })
+            .then(
+              () => setConfirming(null),
+              () => undefined,
+            );
+        }}
+      >
+        <p>
+          The final amount is fixed once and for all
+          {simulated
+            ? ` from ${energy.trim() || "0"} kWh${seconds ? ` over ${minutes.trim()} minutes` : ""}`
+            : ` from transaction ${bill.transaction_id ?? ""}'s meter values`}
+          : it can never be changed afterwards, and it is what the payment (hold{" "}
+          {usd(bill.hold_minor)}) captures.
+        </p>
+      </ConfirmDialog>
     </Card>
   );
 }

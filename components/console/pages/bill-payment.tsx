@@ -9,6 +9,7 @@ import { Badge, Button, Card, QueryState, SelectField, when } from "../ui";
 import { usd } from "./bills";
 import { PaymentActions, PlainError } from "./payment-actions";
 import { PaymentHistory } from "./payment-history";
+import { SessionLink } from "../links";
 
 type Bill = V1["getBill"];
 type Payment = V1["getPayment"];
@@ -20,7 +21,14 @@ const MOVING = ["pending", "capturing", "releasing", "refunding"];
 export function BillPayment({ tenantId, bill }: { tenantId: number; bill: Bill }) {
   return (
     <Card title="Payment" testId="bill-payment">
-      {bill.payment ? (
+      <span id="payment" />
+      {bill.settlement_owner === "external" && bill.session_id ? (
+        <p className="text-sm" data-testid="external-settlement">
+          Settled outside this service by charging session{" "}
+          <SessionLink tenantId={tenantId} id={bill.session_id} />: the application takes the
+          payment and reports it on the session&apos;s page, so no payment is taken here.
+        </p>
+      ) : bill.payment ? (
         <PaymentDetail tenantId={tenantId} bill={bill} paymentId={bill.payment.id} />
       ) : (
         <TakePayment tenantId={tenantId} bill={bill} />

@@ -6,6 +6,7 @@ import type { V1 } from "../hooks";
 import { useTRPC } from "../trpc";
 import { Badge, Card, PageHeader, QueryState, Table, isRecord, td, when } from "../ui";
 import { FinalizeBill } from "./bill-finalize";
+import { PaymentLink, SessionLink, StationLink, TariffLink, TransactionLink } from "../links";
 import { BillPayment } from "./bill-payment";
 import { usd } from "./bills";
 
@@ -59,25 +60,47 @@ function Facts({ tenantId, bill }: { tenantId: number; bill: Bill }) {
   const rows: [string, React.ReactNode][] = [
     ["Status", <Badge key="s" value={bill.status} testId="bill-status" />],
     ["Source", bill.source],
-    [
-      "Station",
-      <Link
-        key="st"
-        className="underline"
-        href={`/console/t/${tenantId}/stations/${bill.station_id}`}
-      >
-        {bill.station_id}
-      </Link>,
-    ],
+    ["Station", <StationLink key="st" tenantId={tenantId} stationId={bill.station_id} />],
     ["Connector", bill.connector_id],
-    ["Tariff", `${bill.tariff_id} (version ${bill.tariff_version}, ${bill.billing_version})`],
+    [
+      "Tariff",
+      <span key="tf">
+        <TariffLink tenantId={tenantId} tariffId={bill.tariff_id} version={bill.tariff_version} /> (
+        {bill.billing_version})
+      </span>,
+    ],
+    [
+      "Settled by",
+      <span key="so" data-testid="bill-settled-by">
+        {bill.settlement_owner === "external" && bill.session_id ? (
+          <>
+            charging session <SessionLink tenantId={tenantId} id={bill.session_id} /> (the
+            application takes the payment)
+          </>
+        ) : bill.payment ? (
+          <>
+            payment <PaymentLink tenantId={tenantId} billId={bill.id} id={bill.payment.id} /> (
+            {bill.payment.status})
+          </>
+        ) : (
+          "a payment taken on this page (none yet)"
+        )}
+      </span>,
+    ],
     [
       "Hold",
       bill.status === "canceled"
         ? `${usd(bill.hold_minor)}, released (the session was canceled before it started)`
         : usd(bill.hold_minor),
     ],
-    ["Transaction", bill.transaction_id ?? "—"],
+    [
+      "Transaction",
+      bill.transaction_id ? (
+        <TransactionLink key="tx" tenantId={tenantId} id={bill.transaction_id} />
+      ) : (
+        "—"
+      ),
+    ],
     ["Stop reason", bill.stop_reason ?? "—"],
     [
       "Live cap",

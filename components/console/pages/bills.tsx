@@ -7,6 +7,7 @@ import { useProject } from "../context";
 import type { V1 } from "../hooks";
 import { useTRPC } from "../trpc";
 import { CreateBill } from "./bill-create";
+import { PaymentLink, SessionLink, StationLink } from "../links";
 import {
   Badge,
   Button,
@@ -140,9 +141,26 @@ export function billAmount(b: Pick<V1["getBill"], "status" | "total_minor" | "ho
   return `hold ${usd(b.hold_minor)}`;
 }
 
+/** Who settles the bill: its payment, or the external session that owns the settlement. */
+function Settlement({ tenantId, bill: b }: { tenantId: number; bill: V1["getBill"] }) {
+  if (b.settlement_owner === "external" && b.session_id)
+    return (
+      <>
+        session <SessionLink tenantId={tenantId} id={b.session_id} />
+      </>
+    );
+  if (b.payment)
+    return (
+      <PaymentLink tenantId={tenantId} billId={b.id} id={b.payment.id}>
+        {b.payment.status}
+      </PaymentLink>
+    );
+  return <>—</>;
+}
+
 function BillRows({ tenantId, rows }: { tenantId: number; rows: V1["listBills"]["data"] }) {
   return (
-    <Table head={["Bill", "Status", "Source", "Station", "Amount", "Payment", "Created"]}>
+    <Table head={["Bill", "Status", "Source", "Station", "Amount", "Settled by", "Created"]}>
       {rows.map((b) => (
         <tr key={b.id} data-testid="bill-row">
           <td className={td}>
@@ -158,17 +176,14 @@ function BillRows({ tenantId, rows }: { tenantId: number; rows: V1["listBills"][
           </td>
           <td className={td}>{b.source}</td>
           <td className={td}>
-            <Link
-              href={`/console/t/${tenantId}/stations/${b.station_id}`}
-              className="text-teal-800 underline dark:text-teal-300"
-            >
-              {b.station_id}
-            </Link>
+            <StationLink tenantId={tenantId} stationId={b.station_id} />
           </td>
           <td className={td} data-testid="bill-amount">
             {billAmount(b)}
           </td>
-          <td className={td}>{b.payment ? b.payment.status : "—"}</td>
+          <td className={td} data-testid="bill-settlement">
+            <Settlement tenantId={tenantId} bill={b} />
+          </td>
           <td className={td}>{when(b.created_at)}</td>
         </tr>
       ))}

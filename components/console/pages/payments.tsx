@@ -1,7 +1,7 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import Link from "next/link";
+import { BillLink, PaymentLink } from "../links";
 import { useState } from "react";
 import { PAYMENT_STATUSES } from "@/server/payments/payment-schema";
 import { useTRPC } from "../trpc";
@@ -90,15 +90,10 @@ export function PaymentsPage({ tenantId }: { tenantId: number }) {
               {d.data.map((p) => (
                 <tr key={p.id} data-testid="payment-row">
                   <td className={td}>
-                    <code>{p.id}</code>
+                    <PaymentLink tenantId={tenantId} billId={p.bill_id} id={p.id} />
                   </td>
                   <td className={td}>
-                    <Link
-                      href={`/console/t/${tenantId}/bills/${p.bill_id}`}
-                      className="text-teal-800 underline dark:text-teal-300"
-                    >
-                      <code>{p.bill_id}</code>
-                    </Link>
+                    <BillLink tenantId={tenantId} id={p.bill_id} />
                   </td>
                   <td className={td}>{p.service}</td>
                   <td className={td}>

@@ -3,21 +3,12 @@
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useProject } from "../context";
+import { ConfirmButton } from "../confirm-button";
 import { useV1Mutation, type V1 } from "../hooks";
-import { newRequestKey, useTRPC } from "../trpc";
+import { BillLink, StationLink, TariffLink, TransactionLink } from "../links";
+import { useTRPC } from "../trpc";
 import { usd } from "./sessions";
-import {
-  Badge,
-  Button,
-  Card,
-  Empty,
-  ErrorBox,
-  PageHeader,
-  QueryState,
-  Table,
-  td,
-  when,
-} from "../ui";
+import { Badge, Card, Empty, PageHeader, QueryState, Table, td, when } from "../ui";
 
 type Session = V1["getChargingSession"];
 
@@ -47,8 +38,8 @@ export function SessionPage({ tenantId, sessionId }: { tenantId: number; session
             actions={<Badge testId="session-status" value={s.status} />}
           />
           <div className="grid gap-6 lg:grid-cols-2">
-            <Summary session={s} />
-            <Money session={s} />
+            <Summary tenantId={tenantId} session={s} />
+            <Money tenantId={tenantId} session={s} />
           </div>
           <Actions tenantId={tenantId} session={s} />
           <Reports tenantId={tenantId} sessionId={sessionId} />
@@ -73,21 +64,36 @@ function Facts({ rows }: { rows: [string, React.ReactNode][] }) {
   );
 }
 
-function Summary({ session: s }: { session: Session }) {
+function Summary({ tenantId, session: s }: { tenantId: number; session: Session }) {
   const u = s.usage;
   return (
     <Card title="Session" testId="session-summary">
       <Facts
         rows={[
           ["Source", s.source],
-          ["Station", s.station_id],
+          ["Station", <StationLink key="st" tenantId={tenantId} stationId={s.station_id} />],
           ["Connector", s.connector_id],
-          ["Tariff", `${s.tariff_id} (version ${s.tariff_version})`],
+          [
+            "Tariff",
+            <TariffLink
+              key="tf"
+              tenantId={tenantId}
+              tariffId={s.tariff_id}
+              version={s.tariff_version}
+            />,
+          ],
           ["Processor", s.processor ?? "—"],
           ["Payment reference", s.payment_reference ?? "—"],
           ["Merchant reference", s.merchant_reference ?? "—"],
           ["Funding confirmed", s.funding_confirmed ? "yes" : "no"],
-          ["Transaction", u?.transaction_id ?? "—"],
+          [
+            "Transaction",
+            u?.transaction_id ? (
+              <TransactionLink key="tx" tenantId={tenantId} id={u.transaction_id} />
+            ) : (
+              "—"
+            ),
+          ],
           ["Energy", u ? `${u.energy_kwh} kWh` : "—"],
           ["Started", when(u?.started_at)],
           ["Ended", when(u?.ended_at)],
@@ -101,7 +107,7 @@ function Summary({ session: s }: { session: Session }) {
   );
 }
 
-function Money({ session: s }: { session: Session }) {
+function Money({ tenantId, session: s }: { tenantId: number; session: Session }) {
   return (
     <Card title="Money (USD)" testId="session-money">
       <Facts
@@ -112,7 +118,13 @@ function Money({ session: s }: { session: Session }) {
           ["Refunded", usd(s.refunded_minor)],
           ["Uncollected", usd(s.uncollected_minor)],
           ["Net", usd(s.net_minor)],
-          ["Bill", s.bill_id],
+          [
+            "Bill",
+            <span key="b">
+              <BillLink tenantId={tenantId} id={s.bill_id} />
+              {s.status === "canceled" ? " (canceled: nothing owed, nothing held)" : ""}
+            </span>,
+          ],
           ["Finalized", when(s.finalized_at)],
         ]}
       />
@@ -134,25 +146,32 @@ function Actions({ tenantId, session: s }: { tenantId: number; session: Session 
     <Card title="Actions">
       <div className="flex flex-wrap gap-2">
         {canStop ? (
-          <Button
-            variant="primary"
+          <ConfirmButton
+            label="Stop charging"
+            title="Stop charging?"
+            confirmLabel="Stop charging"
             disabledReason={project.denied("stations:control") ?? settle}
-            onClick={() => void stop.run({ params, idempotencyKey: newRequestKey() })}
+            run={(idempotencyKey) => stop.run({ params, idempotencyKey })}
           >
-            Stop charging
-          </Button>
+            The charger is asked to end transaction {s.usage?.transaction_id ?? ""} on connector{" "}
+            {s.connector_id} now: the driver&apos;s car stops charging, and the bill is priced on
+            what was delivered. Charging cannot be resumed from this session.
+          </ConfirmButton>
         ) : null}
         {canCancel ? (
-          <Button
+          <ConfirmButton
+            label="Cancel session"
+            title="Cancel this session?"
+            confirmLabel="Cancel session"
             disabledReason={project.denied("billing:write") ?? settle}
-            onClick={() => void cancel.run({ params, idempotencyKey: newRequestKey() })}
+            run={(idempotencyKey) => cancel.run({ params, idempotencyKey })}
           >
-            Cancel session
-          </Button>
+            The session is closed for good: its connector is freed and its bill {s.bill_id} is
+            canceled (nothing owed, nothing held). It can never be started; release the funds your
+            application holds for it yourself.
+          </ConfirmButton>
         ) : null}
       </div>
-      {stop.error ? <ErrorBox error={stop.error} /> : null}
-      {cancel.error ? <ErrorBox error={cancel.error} /> : null}
     </Card>
   );
 }

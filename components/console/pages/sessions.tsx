@@ -6,6 +6,7 @@ import { useState } from "react";
 import { SESSION_STATUSES } from "@/server/sessions/session-schema";
 import { useTRPC } from "../trpc";
 import type { V1 } from "../hooks";
+import { BillLink, StationLink } from "../links";
 import { Badge, Empty, PageHeader, QueryState, SelectField, oneOf, Table, td, when } from "../ui";
 import { StringPager } from "../pager";
 
@@ -87,7 +88,8 @@ function SessionRow({ tenantId, session: s }: { tenantId: number; session: Sessi
           {s.application_reference ?? s.id}
         </Link>
         <div className="text-xs text-slate-600 dark:text-slate-400">
-          {s.source} · station {s.station_id} · {when(s.created_at)}
+          {s.source} · <StationLink tenantId={tenantId} stationId={s.station_id} /> · bill{" "}
+          <BillLink tenantId={tenantId} id={s.bill_id} /> · {when(s.created_at)}
         </div>
       </td>
       <td className={td}>

@@ -110,7 +110,12 @@ export function TariffsPage({ tenantId }: { tenantId: number }) {
         {(d) => (
           <Table head={["Name", "Kind", "Summary", "Version", "Updated", ""]}>
             {d.data.map((t) => (
-              <tr key={t.id} data-testid="tariff-row">
+              <tr
+                key={t.id}
+                id={`tariff-${t.id}`}
+                data-testid="tariff-row"
+                className="scroll-mt-4 target:bg-teal-50 dark:target:bg-teal-950"
+              >
                 <td className={td}>
                   {t.name || <span className="text-slate-500">(unnamed)</span>}
                 </td>

@@ -5,6 +5,7 @@ import Link from "next/link";
 import { useState } from "react";
 import { TEAM_ROLES, type TeamRole } from "@/server/access/roles";
 import { useMe } from "../context";
+import { ConfirmButton } from "../confirm-button";
 import { useV1Mutation } from "../hooks";
 import { useTRPC } from "../trpc";
 import {
@@ -171,16 +172,23 @@ export function MembersPage({ teamId }: { teamId: number }) {
                   <td className={td}>{when(m.joined_at)}</td>
                   <td className={td}>
                     {m.user_id === me?.user.id || manages ? (
-                      <Button
-                        variant="danger"
-                        onClick={() =>
-                          void remove
-                            .run({ params: { team_id: teamId, user_id: m.user_id } })
-                            .catch(() => undefined)
+                      <ConfirmButton
+                        label={m.user_id === me?.user.id ? "Leave" : "Remove"}
+                        ariaLabel={
+                          m.user_id === me?.user.id ? "Leave the team" : `Remove ${m.email}`
                         }
+                        title={
+                          m.user_id === me?.user.id
+                            ? `Leave ${team?.name ?? "this team"}?`
+                            : `Remove ${m.name ?? m.email}?`
+                        }
+                        confirmLabel={m.user_id === me?.user.id ? "Leave team" : "Remove member"}
+                        run={() => remove.run({ params: { team_id: teamId, user_id: m.user_id } })}
                       >
-                        {m.user_id === me?.user.id ? "Leave" : "Remove"}
-                      </Button>
+                        {m.user_id === me?.user.id
+                          ? "You lose access to every project of this team at once; only an invitation brings you back."
+                          : `${m.email} loses access to every project of this team at once (in the console and with their access tokens). Only a new invitation brings them back.`}
+                      </ConfirmButton>
                     ) : null}
                   </td>
                 </tr>

@@ -5,15 +5,30 @@ import {
   findWebhook,
   sendTestEvent,
 } from "../../webhooks/manage-webhooks";
+import {
+  enableWebhook,
+  getDelivery,
+  resendDelivery,
+  updateWebhook,
+} from "../../webhooks/edit-webhooks";
 import { listDeliveries } from "../../webhooks/list-deliveries";
 import { presentWebhook } from "../../webhooks/present-webhook";
-import { createWebhookBody, deliverySchema, webhookSchema } from "../../webhooks/webhook-schema";
+import {
+  createWebhookBody,
+  deliveryDetailSchema,
+  deliverySchema,
+  updateWebhookBody,
+  webhookSchema,
+} from "../../webhooks/webhook-schema";
 import { paginationQuery } from "../../lib/pagination";
 import { idParam, tenantParams } from "../params";
 import { defineRoute } from "../route";
 
 const tag = "Webhooks";
 const webhookParams = z.object({ tenant_id: idParam, webhook_id: z.string().min(1).max(64) });
+const deliveryParams = webhookParams.extend({
+  delivery_id: z.string().regex(/^dlv_[0-9A-Za-z]{1,40}$/, "must be a delivery ID"),
+});
 
 export const webhookRoutes = [
   defineRoute({
@@ -90,6 +105,49 @@ export const webhookRoutes = [
     }),
   }),
   defineRoute({
+    method: "PATCH",
+    path: "/v1/tenants/{tenant_id}/webhooks/{webhook_id}",
+    operationId: "updateWebhook",
+    summary: "Change a webhook endpoint's url, events, description, stations or meter interval",
+    description:
+      "What is given replaces what was (`stations: null` lifts the filter), with the rules of creation: the URL's (422 `webhook_url_invalid`), the read scope of every event subscribed, the tenant's stations. The signing secret and the pinned version stay; deliveries still queued go to the new URL.",
+    tag,
+    auth: "tenant",
+    scopes: ["webhooks:write"],
+    params: webhookParams,
+    body: updateWebhookBody,
+    status: 200,
+    response: webhookSchema,
+    errors: ["webhook_url_invalid", "insufficient_scope"],
+    handler: async ({ params, body, db, principal }) => ({
+      body: await updateWebhook({
+        tenantId: params.tenant_id,
+        webhookId: params.webhook_id,
+        input: body,
+        principal,
+        db,
+      }),
+    }),
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/v1/tenants/{tenant_id}/webhooks/{webhook_id}/enable",
+    operationId: "enableWebhook",
+    summary: "Re-enable a disabled webhook endpoint",
+    description:
+      "The endpoint becomes `active` again and receives the events appended from now on; deliveries failed while it was disabled stay failed (resend each). An active endpoint answers as it is. 409 `webhook_limit_reached` past ten active endpoints.",
+    tag,
+    auth: "tenant",
+    scopes: ["webhooks:write"],
+    params: webhookParams,
+    status: 200,
+    response: webhookSchema,
+    errors: ["webhook_limit_reached"],
+    handler: async ({ params, db }) => ({
+      body: await enableWebhook({ tenantId: params.tenant_id, webhookId: params.webhook_id, db }),
+    }),
+  }),
+  defineRoute({
     method: "POST",
     path: "/v1/tenants/{tenant_id}/webhooks/{webhook_id}/test",
     operationId: "testWebhook",
@@ -133,6 +191,50 @@ export const webhookRoutes = [
         webhookId: params.webhook_id,
         limit: query.limit,
         after: query.after,
+        db,
+      }),
+    }),
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/v1/tenants/{tenant_id}/webhooks/{webhook_id}/deliveries/{delivery_id}",
+    operationId: "getWebhookDelivery",
+    summary: "One delivery: its attempts and the body each attempt sends",
+    description:
+      "`body` is the event as the endpoint's pinned version shows it, the JSON every attempt signs and sends (null once retention removed the event). Each attempt shows the receiver's HTTP status or the error; the receiver's answer body is not kept.",
+    tag,
+    auth: "tenant",
+    scopes: ["webhooks:read"],
+    params: deliveryParams,
+    status: 200,
+    response: deliveryDetailSchema,
+    handler: async ({ params, db }) => ({
+      body: await getDelivery({
+        tenantId: params.tenant_id,
+        webhookId: params.webhook_id,
+        deliveryId: params.delivery_id,
+        db,
+      }),
+    }),
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/v1/tenants/{tenant_id}/webhooks/{webhook_id}/deliveries/{delivery_id}/resend",
+    operationId: "resendWebhookDelivery",
+    summary: "Send a settled delivery again",
+    description:
+      "An acknowledged or failed delivery is queued again: new attempts of the same event (the same `Service-Event-Id`, signed afresh), journaled after the earlier ones and retried on the usual schedule. A delivery still queued answers as it is. 422 when the endpoint is disabled (enable it first) or retention removed the event.",
+    tag,
+    auth: "tenant",
+    scopes: ["webhooks:write"],
+    params: deliveryParams,
+    status: 202,
+    response: deliveryDetailSchema,
+    handler: async ({ params, db }) => ({
+      body: await resendDelivery({
+        tenantId: params.tenant_id,
+        webhookId: params.webhook_id,
+        deliveryId: params.delivery_id,
         db,
       }),
     }),
