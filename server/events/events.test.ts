@@ -123,4 +123,99 @@ describe("the event log", () => {
     const bad = await call("GET", `/v1/tenants/${tenantId}/events?resource_id=a%20b`, { key });
     expect(bad.status).toBe(422);
   });
+
+  it("reads newest first with order=desc, paging to older events, and follows new ones with asc", async () => {
+    const { tenantId, key } = await aTenantWithKey();
+    for (let i = 1; i <= 5; i++)
+      await db().$transaction((tx) =>
+        appendEvent({ db: tx, tenantId, type: "webhook.test", resourceId: null, data: { i } }),
+      );
+    const seqs = (page: { body: { data: { sequence: number }[] } }) =>
+      page.body.data.map((e) => e.sequence);
+    const first = await call("GET", `/v1/tenants/${tenantId}/events?order=desc&limit=2`, { key });
+    expect(seqs(first)).toEqual([5, 4]);
+    expect(first.body).toMatchObject({ next_cursor: 4, has_more: true });
+    const second = await call(
+      "GET",
+      `/v1/tenants/${tenantId}/events?order=desc&limit=2&after=${first.body.next_cursor}`,
+      { key },
+    );
+    expect(seqs(second)).toEqual([3, 2]);
+    const last = await call("GET", `/v1/tenants/${tenantId}/events?order=desc&limit=2&after=2`, {
+      key,
+    });
+    expect(seqs(last)).toEqual([1]);
+    expect(last.body.has_more).toBe(false);
+    // the live tail: what arrives after the newest shown
+    await db().$transaction((tx) =>
+      appendEvent({ db: tx, tenantId, type: "webhook.test", resourceId: null, data: { i: 6 } }),
+    );
+    const tail = await call("GET", `/v1/tenants/${tenantId}/events?order=asc&after=5`, { key });
+    expect(seqs(tail)).toEqual([6]);
+    const bad = await call("GET", `/v1/tenants/${tenantId}/events?order=sideways`, { key });
+    expect(bad.status).toBe(422);
+    expect(bad.body.error.code).toBeTruthy();
+  });
+
+  it("filters by a type family (payment.*) and by a created_at range", async () => {
+    const { tenantId, key } = await aTenantWithKey();
+    const append = (type: string) =>
+      db().$transaction((tx) =>
+        appendEvent({ db: tx, tenantId, type, resourceId: null, data: {} }),
+      );
+    const pause = () => new Promise((r) => setTimeout(r, 30));
+    await append("payment.authorized");
+    await pause();
+    const from = new Date();
+    await pause();
+    await append("station.connected");
+    await append("payment.captured");
+    await pause();
+    const before = new Date();
+    await pause();
+    await append("payment_other.x");
+    const types = (page: { body: { data: { type: string }[] } }) =>
+      page.body.data.map((e) => e.type);
+    const family = await call("GET", `/v1/tenants/${tenantId}/events?type=payment.*`, { key });
+    expect(types(family)).toEqual(["payment.authorized", "payment.captured"]);
+    const mixed = await call(
+      "GET",
+      `/v1/tenants/${tenantId}/events?type=station.connected,payment.*&order=desc`,
+      { key },
+    );
+    expect(types(mixed)).toEqual(["payment.captured", "station.connected", "payment.authorized"]);
+    const ranged = await call(
+      "GET",
+      `/v1/tenants/${tenantId}/events?created_from=${from.toISOString()}&created_before=${before.toISOString()}`,
+      { key },
+    );
+    expect(types(ranged)).toEqual(["station.connected", "payment.captured"]);
+    const badDate = await call("GET", `/v1/tenants/${tenantId}/events?created_from=yesterday`, {
+      key,
+    });
+    expect(badDate.status).toBe(422);
+    const badFamily = await call("GET", `/v1/tenants/${tenantId}/events?type=*`, { key });
+    expect(badFamily.status).toBe(422);
+  });
+
+  it("hides billing families from keys without billing:read", async () => {
+    const { tenantId, key } = await aTenantWithKey({ scopes: ["stations:read"] });
+    await db().$transaction(async (tx) => {
+      await appendEvent({ db: tx, tenantId, type: "payment.captured", resourceId: null, data: {} });
+      await appendEvent({ db: tx, tenantId, type: "bill.finalized", resourceId: null, data: {} });
+    });
+    const hidden = await call("GET", `/v1/tenants/${tenantId}/events?type=payment.*,bill.*`, {
+      key,
+    });
+    expect(hidden.body.data).toEqual([]);
+  });
+
+  it("shows order, created_from, created_before and type families in the OpenAPI document", async () => {
+    const doc = (await call("GET", "/v1/openapi.json")).body;
+    const params = (
+      doc.paths["/v1/tenants/{tenant_id}/events"].get.parameters as { name: string }[]
+    ).map((p) => p.name);
+    expect(params).toEqual(expect.arrayContaining(["order", "created_from", "created_before"]));
+    expect(JSON.stringify(doc.paths["/v1/tenants/{tenant_id}/events"])).toContain("payment.*");
+  });
 });

@@ -44,16 +44,42 @@ export type ListEventsOptions = {
   tenantId: number;
   after: number;
   limit: number;
+  /** exact types, and families as `payment.*` (every type starting `payment.`) */
   types?: string[];
   stationId?: number;
+  /** `desc`: newest first; `after` 0 starts at the newest, else events with a lower sequence */
+  order?: "asc" | "desc";
+  /** events recorded at or after this instant (`created_at`) */
+  createdFrom?: Date;
+  /** events recorded before this instant */
+  createdBefore?: Date;
   /** one resource's events (a payment's history), as `resource_id` shows it */
   resourceId?: string;
   scopes: Set<Scope>;
   db?: DbTx;
 };
 
+/** A `type` filter's where: exact types and `family.*` prefixes, never a hidden type. */
+function typeWhere(types: string[] | undefined, hidden: string[]) {
+  const notHidden = hidden.length ? { type: { notIn: hidden } } : {};
+  if (!types?.length) return notHidden;
+  const exact = types.filter((t) => !t.endsWith(".*") && !hidden.includes(t));
+  const families = types.filter((t) => t.endsWith(".*")).map((t) => t.slice(0, -1));
+  return {
+    AND: [
+      notHidden,
+      {
+        OR: [
+          { type: { in: exact } },
+          ...families.map((prefix) => ({ type: { startsWith: prefix } })),
+        ],
+      },
+    ],
+  };
+}
+
 /**
- * Events in `sequence` order after the cursor. Sequences are assigned under a per-tenant lock and
+ * Events in `sequence` order after the cursor (or, `order` `desc`, newest first before it). Sequences are assigned under a per-tenant lock and
  * commit in order, so a reader continuing from `next_cursor` never misses a later commit.
  * `next_cursor` is the last sequence returned, or `after` itself on an empty page (keep polling).
  */
@@ -64,6 +90,9 @@ export async function listEvents({
   types,
   stationId,
   resourceId,
+  order = "asc",
+  createdFrom,
+  createdBefore,
   scopes,
   db = defaultDb(),
 }: ListEventsOptions) {
@@ -71,16 +100,20 @@ export async function listEvents({
   const rows = await db.event.findMany({
     where: {
       tenantId,
-      sequence: { gt: after },
-      ...(types?.length
-        ? { type: { in: types.filter((t) => !hidden.includes(t)) } }
-        : hidden.length
-          ? { type: { notIn: hidden } }
-          : {}),
+      ...(order === "asc" ? { sequence: { gt: after } } : after ? { sequence: { lt: after } } : {}),
+      ...typeWhere(types, hidden),
       ...(stationId ? { stationId } : {}),
       ...(resourceId ? { resourceId } : {}),
+      ...(createdFrom || createdBefore
+        ? {
+            createdAt: {
+              ...(createdFrom ? { gte: createdFrom } : {}),
+              ...(createdBefore ? { lt: createdBefore } : {}),
+            },
+          }
+        : {}),
     },
-    orderBy: { sequence: "asc" },
+    orderBy: { sequence: order },
     take: limit + 1,
   });
   return sequencePage(rows, limit, after, (row) => presentEvent(row));

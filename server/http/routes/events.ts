@@ -26,6 +26,36 @@ const eventsQuery = paginationQuery.extend({
     .describe("the ID the event is about: a payment, bill, station, operation, sandbox session..."),
 });
 
+/** The project log's filters: the shared ones, type families, newest first, and a date range. */
+const tenantEventsQuery = eventsQuery.extend({
+  type: z
+    .string()
+    .min(1)
+    .max(500)
+    .regex(
+      /^([a-z_.]+|[a-z_]+\.\*)(,([a-z_.]+|[a-z_]+\.\*))*$/,
+      "must be event types or families (`payment.*`) separated by commas",
+    )
+    .optional()
+    .describe(
+      "one type, a family such as `payment.*` (every type starting `payment.`), or a comma-separated list of them",
+    ),
+  order: z
+    .enum(["asc", "desc"])
+    .default("asc")
+    .describe(
+      "`asc` (default): oldest first, `after` the last sequence seen. `desc`: newest first; `after` 0 starts at the newest, otherwise the page holds events with a sequence below `after`",
+    ),
+  created_from: z.iso
+    .datetime({ offset: true })
+    .optional()
+    .describe("events recorded (`created_at`) at or after this ISO 8601 date-time"),
+  created_before: z.iso
+    .datetime({ offset: true })
+    .optional()
+    .describe("events recorded before this ISO 8601 date-time"),
+});
+
 export const eventRoutes = [
   defineRoute({
     method: "GET",
@@ -33,12 +63,12 @@ export const eventRoutes = [
     operationId: "listEvents",
     summary: "The tenant's event log, in sequence order",
     description:
-      "Continue with `after` = `next_cursor`. `next_cursor` is the last sequence returned, or `after` itself on an empty page, so a reader can keep polling; a reader that pages this way never misses an event that commits later. `type` takes one type or a comma-separated list; `resource_id` keeps the events of one resource (e.g. a payment's `pay_…` ID; with `type` it reads only those types' events). Billing events (`bill.finalized`, `bill.charging_stopped`, `bill.cap_exceeded`, `payment.*`, `charging_session.status_changed`) are listed only for keys that also hold `billing:read`.",
+      "Continue with `after` = `next_cursor`. `next_cursor` is the last sequence returned, or `after` itself on an empty page, so a reader can keep polling; a reader that pages this way never misses an event that commits later. `order=desc` reads newest first (`after` 0 starts at the newest; each page's `next_cursor` continues with older events); to follow what arrives after a newest-first page, poll `order=asc` with `after` = the newest sequence shown. `type` takes one type, a family (`payment.*`) or a comma-separated list of them; `created_from` and `created_before` (ISO 8601 date-times) keep the events recorded in that range; `resource_id` keeps the events of one resource (e.g. a payment's `pay_…` ID; with `type` it reads only those types' events). Billing events (`bill.finalized`, `bill.charging_stopped`, `bill.cap_exceeded`, `payment.*`, `charging_session.status_changed`) are listed only for keys that also hold `billing:read`.",
     tag: "Events",
     auth: "tenant",
     scopes: ["stations:read"],
     params: tenantParams,
-    query: eventsQuery,
+    query: tenantEventsQuery,
     status: 200,
     response: z.object({
       data: z.array(eventSchema),
@@ -53,6 +83,9 @@ export const eventRoutes = [
         types: query.type?.split(","),
         stationId: query.station_id,
         resourceId: query.resource_id,
+        order: query.order,
+        ...(query.created_from ? { createdFrom: new Date(query.created_from) } : {}),
+        ...(query.created_before ? { createdBefore: new Date(query.created_before) } : {}),
         scopes: principal.scopes,
         db,
       }),
