@@ -1,3 +1,4 @@
+import fs from "node:fs";
 import { expect, test, type Page } from "@playwright/test";
 import { aCharger } from "../testing/ocpp";
 import { anOwner, aStation } from "./fixtures/owner";
@@ -29,6 +30,35 @@ async function connectedCharger(v1: V1, stationId: number) {
   });
   await charger.connect();
   return { charger, name: read.name };
+}
+
+/** RFC 4180 rows (quoted fields, doubled quotes, CRLF). */
+function parseCsv(text: string): string[][] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let field = "";
+  let quoted = false;
+  for (let i = 0; i < text.length; i += 1) {
+    const c = text[i]!;
+    if (quoted) {
+      if (c === '"' && text[i + 1] === '"') {
+        field += '"';
+        i += 1;
+      } else if (c === '"') quoted = false;
+      else field += c;
+    } else if (c === '"') quoted = true;
+    else if (c === ",") {
+      row.push(field);
+      field = "";
+    } else if (c === "\n") {
+      row.push(field);
+      rows.push(row);
+      row = [];
+      field = "";
+    } else if (c !== "\r") field += c;
+  }
+  if (field || row.length) rows.push([...row, field]);
+  return rows;
 }
 
 /** The page is no wider than the screen (nothing scrolls sideways). */
@@ -74,9 +104,9 @@ test("the event log: newest first, live at the top, readable lines, station by n
     const api = (await v1("GET", "/events?order=desc&limit=1")) as unknown as {
       data: { sequence: number }[];
     };
-    const sequences = (await rows.evaluateAll((els) =>
+    const sequences = await rows.evaluateAll((els) =>
       els.map((e) => Number(e.getAttribute("data-sequence"))),
-    )) as number[];
+    );
     expect(sequences[0]).toBe(api.data[0]!.sequence);
     expect(sequences).toEqual([...sequences].sort((x, y) => y - x));
     await expect(rows.first().getByTestId("event-line")).toContainText(
@@ -161,14 +191,33 @@ test("the event log: newest first, live at the top, readable lines, station by n
     for (const line of await page.getByTestId("event-line").allInnerTexts())
       expect(line.startsWith(other.name), line).toBe(true);
 
+    // The CSV export is what the filter shows: the same events, the same station and sentence.
+    const [download] = await Promise.all([
+      page.waitForEvent("download"),
+      page.getByRole("button", { name: "Export CSV" }).click(),
+    ]);
+    const csv = parseCsv(fs.readFileSync(await download.path(), "utf8").replace(/^\uFEFF/, ""));
+    const head = csv[0]!;
+    const shown = await rows.evaluateAll((els) =>
+      els.map((e) => Number(e.getAttribute("data-sequence"))),
+    );
+    expect(csv.slice(1).map((r) => Number(r[head.indexOf("Sequence")]))).toEqual(shown);
+    const firstLine = await rows.first().getByTestId("event-line").innerText();
+    const first = csv[1]!;
+    expect(first[head.indexOf("Station")]).toBe(other.name);
+    expect(firstLine).toContain(`${other.name} ${first[head.indexOf("Event")]}`);
+    expect(JSON.parse(first[head.indexOf("Data")]!)).toMatchObject({ ocpp_status: "Preparing" });
+
     // A name that is no station is said, not ignored.
     await station.fill("No-Such-Station");
     await page.getByRole("button", { name: "Filter" }).click();
-    await expect(page.getByRole("alert")).toContainText('No station is named "No-Such-Station"');
+    await expect(page.locator("#station-problem")).toContainText(
+      'No station is named "No-Such-Station"',
+    );
     await page.getByLabel("Types").fill("connector.status_changed");
     await station.fill(one.name);
     await page.getByRole("button", { name: "Filter" }).click();
-    await expect(page.getByRole("alert")).toHaveCount(0);
+    await expect(page.locator("#station-problem, #type-problem")).toHaveCount(0);
     for (const line of await page.getByTestId("event-line").allInnerTexts())
       expect(line).toMatch(new RegExp(`^${one.name} connector 1 `));
     await expect(page.getByTestId("event-row")).toHaveCount(3); // Available, Faulted, Available

@@ -353,7 +353,11 @@ function EventRow({
         </summary>
         <pre
           data-testid="event-json"
-          className="mt-1 max-h-96 overflow-auto rounded bg-slate-50 p-2 text-xs break-all whitespace-pre-wrap dark:bg-slate-900"
+          // scrolls when long: focusable, so a keyboard scrolls it too
+          tabIndex={0}
+          role="region"
+          aria-label={`JSON of event ${ev.sequence}`}
+          className="mt-1 max-h-96 overflow-auto rounded bg-slate-50 p-2 focus-visible:ring-2 focus-visible:ring-teal-600 focus-visible:outline-none text-xs break-all whitespace-pre-wrap dark:bg-slate-900"
         >
           {JSON.stringify(ev, null, 2)}
         </pre>
