@@ -65,6 +65,13 @@ const schema = z.object({
   WEBHOOK_ALLOW_PRIVATE_DESTINATIONS: z
     .enum(["true", "false"], { error: "must be true or false" })
     .default("false"),
+  MAP_TILE_URL: url(["https:", "http:"])
+    .refine(
+      (value) => ["{z}", "{x}", "{y}"].every((part) => value.includes(part)),
+      "must be a tile URL template with {z}, {x} and {y}, e.g. https://tile.example.org/{z}/{x}/{y}.png",
+    )
+    .optional(),
+  MAP_TILE_ATTRIBUTION: z.string().trim().min(1).max(300).optional(),
   DISPLAYS_DISABLED: z.enum(["true", "false"], { error: "must be true or false" }).default("false"),
   METRICS_TOKEN: z
     .string()
@@ -224,6 +231,10 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
     webhookAllowPrivateDestinations: e.WEBHOOK_ALLOW_PRIVATE_DESTINATIONS === "true",
     metricsToken: e.METRICS_TOKEN ?? null,
     displaysEnabled: e.DISPLAYS_DISABLED !== "true",
+    /** the location pages' map tile (server/env.ts, README "Configuration"); null: no map */
+    mapTiles: e.MAP_TILE_URL
+      ? { url: e.MAP_TILE_URL, attribution: e.MAP_TILE_ATTRIBUTION ?? null }
+      : null,
     oidc:
       e.OIDC_ISSUER && e.OIDC_CLIENT_ID && e.OIDC_CLIENT_SECRET
         ? {

@@ -60,6 +60,8 @@ export const v1Procedures = {
   createProjectApiKey: change("createProjectApiKey"),
   revokeProjectApiKey: change("revokeProjectApiKey"),
   createLocation: change("createLocation"),
+  updateLocation: change("updateLocation"),
+  deleteLocation: change("deleteLocation"),
   registerStation: change("registerStation"),
   deleteStation: change("deleteStation"),
   sendCommand: change("sendCommand"),
