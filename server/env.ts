@@ -129,6 +129,8 @@ export type Env = {
    * (409 `displays_disabled`), reads still work, and nothing is pushed to chargers.
    */
   displaysEnabled: boolean;
+  /** the location pages' map tile (MAP_TILE_URL, MAP_TILE_ATTRIBUTION); null: no map */
+  mapTiles: { url: string; attribution: string | null } | null;
   /** the bearer token `/metrics` requires on every process; null: `/metrics` is not served */
   metricsToken: string | null;
   /**

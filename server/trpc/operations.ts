@@ -16,6 +16,7 @@ export const v1Procedures = {
   listProjectApiKeys: read("listProjectApiKeys"),
   getTenant: read("getTenant"),
   listLocations: read("listLocations"),
+  getLocation: read("getLocation"),
   listStations: read("listStations"),
   getStation: read("getStation"),
   listStationFaults: read("listStationFaults"),
