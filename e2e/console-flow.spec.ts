@@ -99,6 +99,10 @@ test("an owner and a viewer work a project through the console, a charger and /v
   await page.getByLabel("Name").fill("North depot");
   await page.getByLabel("Street").fill("1 Volt Way");
   await page.getByLabel("City").fill("Austin");
+  await page.getByLabel("Country").selectOption({ label: "United States" });
+  await page.getByLabel("Time zone").selectOption("America/Chicago");
+  await page.getByLabel("Latitude").fill("30.27");
+  await page.getByLabel("Longitude").fill("-97.74");
   await page.getByRole("button", { name: "Create location" }).click();
   await expect(page.getByTestId("location-row")).toContainText("North depot");
   await shot(page, "locations");

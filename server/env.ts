@@ -65,6 +65,13 @@ const schema = z.object({
   WEBHOOK_ALLOW_PRIVATE_DESTINATIONS: z
     .enum(["true", "false"], { error: "must be true or false" })
     .default("false"),
+  MAP_TILE_URL: url(["https:", "http:"])
+    .refine(
+      (value) => ["{z}", "{x}", "{y}"].every((part) => value.includes(part)),
+      "must be a tile URL template with {z}, {x} and {y}, e.g. https://tile.example.org/{z}/{x}/{y}.png",
+    )
+    .optional(),
+  MAP_TILE_ATTRIBUTION: z.string().trim().min(1).max(300).optional(),
   DISPLAYS_DISABLED: z.enum(["true", "false"], { error: "must be true or false" }).default("false"),
   METRICS_TOKEN: z
     .string()
@@ -122,6 +129,8 @@ export type Env = {
    * (409 `displays_disabled`), reads still work, and nothing is pushed to chargers.
    */
   displaysEnabled: boolean;
+  /** the location pages' map tile (MAP_TILE_URL, MAP_TILE_ATTRIBUTION); null: no map */
+  mapTiles: { url: string; attribution: string | null } | null;
   /** the bearer token `/metrics` requires on every process; null: `/metrics` is not served */
   metricsToken: string | null;
   /**
@@ -224,6 +233,10 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
     webhookAllowPrivateDestinations: e.WEBHOOK_ALLOW_PRIVATE_DESTINATIONS === "true",
     metricsToken: e.METRICS_TOKEN ?? null,
     displaysEnabled: e.DISPLAYS_DISABLED !== "true",
+    /** the location pages' map tile (server/env.ts, README "Configuration"); null: no map */
+    mapTiles: e.MAP_TILE_URL
+      ? { url: e.MAP_TILE_URL, attribution: e.MAP_TILE_ATTRIBUTION ?? null }
+      : null,
     oidc:
       e.OIDC_ISSUER && e.OIDC_CLIENT_ID && e.OIDC_CLIENT_SECRET
         ? {

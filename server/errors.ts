@@ -35,6 +35,7 @@ export const ERROR_CODES = [
   "station_has_history",
   "transaction_active",
   "location_not_found",
+  "location_has_stations",
   "station_offline",
   "station_online",
   "connector_not_found",

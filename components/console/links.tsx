@@ -15,6 +15,7 @@ const linkStyle = "text-teal-800 underline break-all dark:text-teal-300";
 const NAME_STALE_MS = 60_000;
 
 export const paths = {
+  location: (tenantId: number, id: number) => `/console/t/${tenantId}/locations/${id}`,
   station: (tenantId: number, id: number) => `/console/t/${tenantId}/stations/${id}`,
   tariff: (tenantId: number, id: number) => `/console/t/${tenantId}/tariffs#tariff-${id}`,
   transaction: (tenantId: number, id: number) => `/console/t/${tenantId}/transactions/${id}`,

@@ -33,6 +33,7 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   station_has_history: 409,
   transaction_active: 409,
   location_not_found: 422,
+  location_has_stations: 409,
   station_offline: 409,
   station_online: 409,
   connector_not_found: 422,

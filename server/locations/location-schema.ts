@@ -34,6 +34,18 @@ export const createLocationBody = z.strictObject({
 });
 export type CreateLocationInput = z.infer<typeof createLocationBody>;
 
+/** PATCH: the fields given replace the current ones (an address is replaced whole); `external_reference: null` removes it. */
+export const updateLocationBody = z
+  .strictObject({
+    name: createLocationBody.shape.name.optional(),
+    address: addressSchema.optional(),
+    coordinates: coordinatesSchema.optional(),
+    time_zone: createLocationBody.shape.time_zone.optional(),
+    external_reference: externalReference.nullable().optional(),
+  })
+  .refine((b) => Object.keys(b).length > 0, "give at least one field to change");
+export type UpdateLocationInput = z.infer<typeof updateLocationBody>;
+
 export const locationSchema = z.object({
   id: z.number().int(),
   tenant_id: z.number().int(),

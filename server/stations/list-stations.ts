@@ -12,6 +12,8 @@ export type ListStationsOptions = {
   externalReference?: string;
   /** the overview's states (server/overview/overview.ts counts by the same rule) */
   state?: StationState;
+  /** the stations standing at one location */
+  locationId?: number;
   db?: DbTx;
 };
 
@@ -42,6 +44,7 @@ export async function listStations({
   name,
   externalReference,
   state,
+  locationId,
   db = defaultDb(),
 }: ListStationsOptions) {
   const rows = await db.station.findMany({
@@ -51,6 +54,7 @@ export async function listStations({
       ...(name ? { nameKey: { contains: name.toLowerCase() } } : {}),
       ...(externalReference ? { externalReference } : {}),
       ...(state ? stationStateWhere(state) : {}),
+      ...(locationId ? { locationId } : {}),
     },
     include: stationInclude,
     orderBy: { id: "asc" },

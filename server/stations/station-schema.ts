@@ -40,6 +40,7 @@ export const moveStationBody = z.strictObject({
 });
 
 export const listStationsQuery = z.object({
+  location_id: z.coerce.number().int().min(1).max(2_147_483_647).optional(),
   name: z.string().min(1).max(200).optional(),
   external_reference: externalReference.optional(),
   state: z

@@ -1,23 +1,16 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
 import { useState } from "react";
 import { useProject } from "../context";
 import { useV1Mutation } from "../hooks";
+import { paths } from "../links";
+import { emptyLocation, LocationForm } from "../location-form";
+import { countryName, inZone } from "../location-places";
 import { Pager } from "../pager";
 import { newRequestKey, useTRPC } from "../trpc";
-import {
-  Button,
-  Card,
-  Empty,
-  ErrorBox,
-  PageHeader,
-  QueryState,
-  Table,
-  td,
-  TextField,
-  when,
-} from "../ui";
+import { Card, Empty, PageHeader, QueryState, Table, td } from "../ui";
 
 export function LocationsPage({ tenantId }: { tenantId: number }) {
   const trpc = useTRPC();
@@ -30,80 +23,38 @@ export function LocationsPage({ tenantId }: { tenantId: number }) {
     }),
   );
   const create = useV1Mutation(trpc.v1.createLocation);
-  const [form, setForm] = useState({
-    name: "",
-    street: "",
-    city: "",
-    country: "US",
-    latitude: "0",
-    longitude: "0",
-    time_zone: "UTC",
-  });
-  const set = (k: keyof typeof form) => (e: React.ChangeEvent<HTMLInputElement>) =>
-    setForm({ ...form, [k]: e.target.value });
+  const [created, setCreated] = useState<{ id: number; name: string } | null>(null);
   return (
     <>
       <PageHeader title="Locations" description="Sites where stations stand." />
       <Card title="New location">
-        <form
-          className="grid gap-3 sm:grid-cols-4 sm:items-end"
-          onSubmit={(e) => {
-            e.preventDefault();
-            void create
-              .run({
-                params: { tenant_id: tenantId },
-                idempotencyKey: newRequestKey(),
-                body: {
-                  name: form.name,
-                  address: { street: form.street, city: form.city, country: form.country },
-                  coordinates: {
-                    latitude: Number(form.latitude),
-                    longitude: Number(form.longitude),
-                  },
-                  time_zone: form.time_zone,
-                },
-              })
-              .then(
-                () => setForm({ ...form, name: "" }),
-                () => undefined,
-              );
+        <LocationForm
+          initial={emptyLocation}
+          submitLabel="Create location"
+          resetAfter
+          disabledReason={project.denied("stations:write")}
+          onSubmit={async (body) => {
+            setCreated(null);
+            const made = await create.run({
+              params: { tenant_id: tenantId },
+              idempotencyKey: newRequestKey(),
+              body,
+            });
+            setCreated({ id: made.id, name: made.name });
           }}
-        >
-          <TextField label="Name" value={form.name} onChange={set("name")} required />
-          <TextField label="Street" value={form.street} onChange={set("street")} required />
-          <TextField label="City" value={form.city} onChange={set("city")} required />
-          <TextField
-            label="Country (ISO code)"
-            value={form.country}
-            onChange={set("country")}
-            required
-            maxLength={2}
-          />
-          <TextField
-            label="Latitude"
-            type="number"
-            step="any"
-            value={form.latitude}
-            onChange={set("latitude")}
-          />
-          <TextField
-            label="Longitude"
-            type="number"
-            step="any"
-            value={form.longitude}
-            onChange={set("longitude")}
-          />
-          <TextField label="Time zone" value={form.time_zone} onChange={set("time_zone")} />
-          <Button
-            type="submit"
-            variant="primary"
-            disabledReason={project.denied("stations:write")}
-            disabled={create.isPending}
-          >
-            Create location
-          </Button>
-        </form>
-        {create.error ? <ErrorBox error={create.error} /> : null}
+        />
+        {created ? (
+          <p role="status" className="mt-3 text-sm">
+            Created{" "}
+            <Link
+              href={paths.location(tenantId, created.id)}
+              className="text-teal-800 underline dark:text-teal-300"
+            >
+              {created.name}
+            </Link>
+            .
+          </p>
+        ) : null}
       </Card>
       <QueryState
         query={locations}
@@ -112,17 +63,25 @@ export function LocationsPage({ tenantId }: { tenantId: number }) {
       >
         {(d) => (
           <>
-            <Table head={["Name", "Address", "Time zone", "Created"]}>
+            <Table head={["Name", "Address", "Time zone", "Created (local time)"]}>
               {d.data.map((l) => (
                 <tr key={l.id} data-testid="location-row">
-                  <td className={td}>{l.name}</td>
                   <td className={td}>
-                    {[l.address.street, l.address.city, l.address.country]
+                    <Link
+                      href={paths.location(tenantId, l.id)}
+                      className="break-words text-teal-800 underline dark:text-teal-300"
+                      data-testid="location-link"
+                    >
+                      {l.name}
+                    </Link>
+                  </td>
+                  <td className={`${td} break-words`}>
+                    {[l.address.street, l.address.city, countryName(l.address.country)]
                       .filter(Boolean)
                       .join(", ")}
                   </td>
-                  <td className={td}>{l.time_zone}</td>
-                  <td className={td}>{when(l.created_at)}</td>
+                  <td className={`${td} break-words`}>{l.time_zone}</td>
+                  <td className={td}>{inZone(l.created_at, l.time_zone)}</td>
                 </tr>
               ))}
             </Table>

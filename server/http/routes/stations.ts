@@ -24,7 +24,7 @@ export const stationRoutes = [
     operationId: "listStations",
     summary: "List stations",
     description:
-      "`name` matches a case-insensitive part of the name; `external_reference` matches exactly.",
+      "`name` matches a case-insensitive part of the name; `external_reference` and `location_id` match exactly.",
     tag,
     auth: "tenant",
     scopes: ["stations:read"],
@@ -39,6 +39,7 @@ export const stationRoutes = [
         name: query.name,
         externalReference: query.external_reference,
         state: query.state,
+        locationId: query.location_id,
         db,
       }),
     }),
