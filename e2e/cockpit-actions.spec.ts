@@ -1,7 +1,7 @@
 import { expect, test, type BrowserContext, type Page } from "@playwright/test";
 import { aReceiver } from "../testing/webhooks";
 import { aStation, anOwner } from "./fixtures/owner";
-import { accessTokenOf, anEmail, base, direct, shot, signUp } from "./fixtures/people";
+import { accessTokenOf, anEmail, base, direct, shotWhenLoaded, signUp } from "./fixtures/people";
 
 /**
  * Issue 25, items 4 and 5, in the console: names and links between stations, tariffs, sessions,
@@ -31,12 +31,6 @@ async function call(method: string, path: string, auth = `Bearer ${token}`) {
 
 /** A moment for anything a click wrongly sent to be done, before checking it was not. */
 const settle = (p: Page) => p.waitForTimeout(1_500);
-
-/** Screenshot and axe once nothing on the page is still loading (a pulsing placeholder). */
-async function shotWhenLoaded(p: Page, name: string) {
-  await expect(p.getByTestId("loading-state")).toHaveCount(0);
-  await shot(p, name);
-}
 
 /** The open confirmation dialog. */
 const dialog = (p: Page) => p.getByRole("dialog");

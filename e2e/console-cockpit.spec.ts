@@ -2,6 +2,7 @@ import fs from "node:fs";
 import { expect, test, type Page, type TestInfo } from "@playwright/test";
 import { aCharger } from "../testing/ocpp";
 import { anOwner, aStation } from "./fixtures/owner";
+import { parseCsv } from "./fixtures/csv";
 import { base, shot } from "./fixtures/people";
 
 /**
@@ -24,38 +25,6 @@ async function bothWidths(page: Page, info: TestInfo, name: string) {
     });
   }
   await page.setViewportSize({ width: 1280, height: 900 });
-}
-
-/** RFC 4180 rows (quoted fields, doubled quotes, CRLF). */
-function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let field = "";
-  let quoted = false;
-  for (let i = 0; i < text.length; i += 1) {
-    const c = text[i]!;
-    if (quoted) {
-      if (c === '"' && text[i + 1] === '"') {
-        field += '"';
-        i += 1;
-      } else if (c === '"') quoted = false;
-      else field += c;
-    } else if (c === '"') quoted = true;
-    else if (c === ",") {
-      row.push(field);
-      field = "";
-    } else if (c === "\n") {
-      row.push(field);
-      rows.push(row);
-      row = [];
-      field = "";
-    } else if (c !== "\r") field += c;
-  }
-  if (field || row.length) {
-    row.push(field);
-    rows.push(row);
-  }
-  return rows;
 }
 
 test("the overview, a transaction's page and the transactions export, with a real charger", async ({

@@ -1,8 +1,9 @@
 import fs from "node:fs";
-import { expect, test, type Page } from "@playwright/test";
+import { expect, test } from "@playwright/test";
 import { aCharger } from "../testing/ocpp";
 import { anOwner, aStation } from "./fixtures/owner";
-import { base, shot } from "./fixtures/people";
+import { parseCsv } from "./fixtures/csv";
+import { base, fitsTheScreen, shot } from "./fixtures/people";
 import { loopback } from "./fixtures/product";
 
 /**
@@ -30,46 +31,6 @@ async function connectedCharger(v1: V1, stationId: number) {
   });
   await charger.connect();
   return { charger, name: read.name };
-}
-
-/** RFC 4180 rows (quoted fields, doubled quotes, CRLF). */
-function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let field = "";
-  let quoted = false;
-  for (let i = 0; i < text.length; i += 1) {
-    const c = text[i]!;
-    if (quoted) {
-      if (c === '"' && text[i + 1] === '"') {
-        field += '"';
-        i += 1;
-      } else if (c === '"') quoted = false;
-      else field += c;
-    } else if (c === '"') quoted = true;
-    else if (c === ",") {
-      row.push(field);
-      field = "";
-    } else if (c === "\n") {
-      row.push(field);
-      rows.push(row);
-      row = [];
-      field = "";
-    } else if (c !== "\r") field += c;
-  }
-  if (field || row.length) rows.push([...row, field]);
-  return rows;
-}
-
-/** The page is no wider than the screen (nothing scrolls sideways). */
-async function noOverflow(page: Page) {
-  const widths = await page.evaluate(() => ({
-    doc: document.documentElement.scrollWidth,
-    body: document.body.scrollWidth,
-    view: window.innerWidth,
-  }));
-  expect(widths.doc, JSON.stringify(widths)).toBeLessThanOrEqual(widths.view);
-  expect(widths.body, JSON.stringify(widths)).toBeLessThanOrEqual(widths.view);
 }
 
 test("the event log: newest first, live at the top, readable lines, station by name, safe JSON", async ({
@@ -160,7 +121,7 @@ test("the event log: newest first, live at the top, readable lines, station by n
       await page.setViewportSize({ width, height });
       await expect(page.getByTestId("loading-state")).toHaveCount(0);
       await shot(page, `events-${suffix}`);
-      if (width === 390) await noOverflow(page);
+      if (width === 390) await fitsTheScreen(page);
     }
     await page.setViewportSize({ width: 1280, height: 900 });
 

@@ -1,6 +1,6 @@
 import { expect, test, type BrowserContext, type Page } from "@playwright/test";
 import { anOwner } from "./fixtures/owner";
-import { accessTokenOf, base, direct, shot } from "./fixtures/people";
+import { accessTokenOf, base, direct, fitsTheScreen, shotWhenLoaded } from "./fixtures/people";
 
 /**
  * Issue 25, item 6, in the console: a London location made with the country and time-zone
@@ -19,17 +19,6 @@ let locationId: number;
 
 const dialog = (p: Page) => p.getByRole("dialog");
 const settle = (p: Page) => p.waitForTimeout(1_500);
-
-async function shotWhenLoaded(p: Page, name: string) {
-  await expect(p.getByTestId("loading-state")).toHaveCount(0);
-  await shot(p, name);
-}
-
-/** No horizontal overflow: the page is no wider than the phone's 390 px. */
-async function fitsPhone(p: Page) {
-  const width = await p.evaluate(() => document.documentElement.scrollWidth);
-  expect(width, "page width at 390 px").toBeLessThanOrEqual(390);
-}
 
 let token: string;
 
@@ -195,15 +184,15 @@ test.describe.serial("locations in the console", () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await page.goto(`${base()}/console/t/${tenantId}/locations`);
     await expect(page.getByTestId("location-row").first()).toBeVisible();
-    await fitsPhone(page);
+    await fitsTheScreen(page);
     await shotWhenLoaded(page, "i25d-locations-390");
     await page.goto(`${base()}/console/t/${tenantId}/locations/${made.id}`);
     await expect(page.getByTestId("location-station-row")).toHaveCount(1);
-    await fitsPhone(page);
+    await fitsTheScreen(page);
     await shotWhenLoaded(page, "i25d-location-390");
     await page.getByRole("button", { name: "Edit location" }).click();
     await expect(page.getByLabel("Country").locator("option:checked")).toHaveText("United Kingdom");
-    await fitsPhone(page);
+    await fitsTheScreen(page);
     await shotWhenLoaded(page, "i25d-location-edit-390");
   });
 });
