@@ -84,8 +84,8 @@ export function PageHeader({
 }) {
   return (
     <div className="mb-6 flex flex-wrap items-start justify-between gap-3">
-      <div>
-        <h1 className="text-2xl font-semibold tracking-tight">{title}</h1>
+      <div className="min-w-0">
+        <h1 className="text-2xl font-semibold tracking-tight break-words">{title}</h1>
         {description ? (
           <p className="mt-1 text-sm text-slate-600 dark:text-slate-400">{description}</p>
         ) : null}
