@@ -245,8 +245,9 @@ test.describe.serial("every console page at a phone's 390 px", () => {
     await context.close();
   });
 
-  test("no page is wider than the phone, every target is 24 px or spaced, axe passes", async ({}, info) => {
+  test("no page is wider than the phone, every target is 24 px or spaced, axe passes", async () => {
     test.setTimeout(300_000);
+    const info = test.info();
     const found: Record<string, { width: number; small: string[]; axe: string[] }> = {};
     for (const [name, path, ready] of paths) {
       await page.goto(`${base()}${path}`);
