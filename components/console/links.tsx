@@ -11,7 +11,12 @@ import { useTRPC } from "./trpc";
  * the object's own /v1 read (cached a minute, one request per object however many rows name it);
  * without access to it, or before it answers, the link says "Station 12".
  */
-const linkStyle = "text-teal-800 underline break-all dark:text-teal-300";
+/**
+ * At least 24 px tall (a tap target); a name wraps between words (hyphenated where the language
+ * allows), an id anywhere.
+ */
+const linkStyle = "inline-block min-h-6 text-teal-800 underline dark:text-teal-300";
+const wraps = { name: "break-words hyphens-auto", id: "break-all" };
 const NAME_STALE_MS = 60_000;
 
 export const paths = {
@@ -25,9 +30,19 @@ export const paths = {
   payment: (tenantId: number, billId: string) => `/console/t/${tenantId}/bills/${billId}#payment`,
 };
 
-function A({ href, testId, children }: { href: string; testId?: string; children: ReactNode }) {
+function A({
+  href,
+  testId,
+  wrap = "id",
+  children,
+}: {
+  href: string;
+  testId?: string;
+  wrap?: keyof typeof wraps;
+  children: ReactNode;
+}) {
   return (
-    <Link href={href} className={linkStyle} data-testid={testId}>
+    <Link href={href} className={`${linkStyle} ${wraps[wrap]}`} data-testid={testId}>
       {children}
     </Link>
   );
@@ -42,7 +57,7 @@ export function StationLink({ tenantId, stationId }: { tenantId: number; station
     ),
   );
   return (
-    <A href={paths.station(tenantId, stationId)} testId="station-link">
+    <A href={paths.station(tenantId, stationId)} testId="station-link" wrap="name">
       {station.data?.name ?? `Station ${stationId}`}
     </A>
   );
@@ -69,7 +84,7 @@ export function TariffLink({
     ? tariff.data.name || `Tariff ${tariffId} (unnamed)`
     : `Tariff ${tariffId}`;
   return (
-    <A href={paths.tariff(tenantId, tariffId)} testId="tariff-link">
+    <A href={paths.tariff(tenantId, tariffId)} testId="tariff-link" wrap="name">
       {name}
       {version === undefined ? "" : `, version ${version}`}
     </A>
@@ -78,7 +93,7 @@ export function TariffLink({
 
 export function TransactionLink({ tenantId, id }: { tenantId: number; id: number }) {
   return (
-    <A href={paths.transaction(tenantId, id)} testId="transaction-link">
+    <A href={paths.transaction(tenantId, id)} testId="transaction-link" wrap="name">
       Transaction {id}
     </A>
   );

@@ -1,6 +1,6 @@
 "use client";
 
-import { useId, useState, type ReactNode } from "react";
+import { useEffect, useId, useRef, useState, type ReactNode } from "react";
 
 /** The API's error body (`{ code, message, details }`) as the console receives it. */
 export type ApiErrorBody = { code: string; message: string; details: Record<string, unknown> };
@@ -84,8 +84,8 @@ export function PageHeader({
 }) {
   return (
     <div className="mb-6 flex flex-wrap items-start justify-between gap-3">
-      <div>
-        <h1 className="text-2xl font-semibold tracking-tight">{title}</h1>
+      <div className="min-w-0">
+        <h1 className="text-2xl font-semibold tracking-tight break-words">{title}</h1>
         {description ? (
           <p className="mt-1 text-sm text-slate-600 dark:text-slate-400">{description}</p>
         ) : null}
@@ -109,7 +109,7 @@ export function Card({
   return (
     <section
       data-testid={testId}
-      className="mb-6 rounded-lg border border-slate-200 bg-white p-4 shadow-sm dark:border-slate-800 dark:bg-slate-900"
+      className="mb-6 min-w-0 rounded-lg border border-slate-200 bg-white p-4 shadow-sm dark:border-slate-800 dark:bg-slate-900"
     >
       {title || actions ? (
         <div className="mb-3 flex flex-wrap items-center justify-between gap-2">
@@ -308,8 +308,9 @@ export function Badge({ value, testId }: { value: string; testId?: string }) {
 }
 
 /**
- * A table in a box that scrolls sideways when it is wider than the screen; the box takes keyboard
- * focus so people without a pointer can scroll it too (arrow keys).
+ * A table in a box that scrolls sideways when it is wider than the screen (a phone), saying so: while
+ * there is more to the right, a shadow on that edge and a "Scroll →" cue above the table. The box
+ * takes keyboard focus so people without a pointer can scroll it too (arrow keys).
  */
 export function Table({
   head,
@@ -320,25 +321,71 @@ export function Table({
   label?: string;
   children: ReactNode;
 }) {
+  const box = useRef<HTMLDivElement>(null);
+  const [more, setMore] = useState({ left: false, right: false });
+  useEffect(() => {
+    const el = box.current;
+    if (!el) return;
+    const measure = () => {
+      const left = el.scrollLeft > 1;
+      const right = el.scrollLeft + el.clientWidth < el.scrollWidth - 1;
+      setMore((m) => (m.left === left && m.right === right ? m : { left, right }));
+    };
+    measure();
+    el.addEventListener("scroll", measure, { passive: true });
+    const observer = new ResizeObserver(measure);
+    observer.observe(el);
+    if (el.firstElementChild) observer.observe(el.firstElementChild);
+    return () => {
+      el.removeEventListener("scroll", measure);
+      observer.disconnect();
+    };
+  }, []);
   return (
-    <div
-      className="overflow-x-auto rounded focus-visible:ring-2 focus-visible:ring-teal-600 focus-visible:outline-none"
-      role="region"
-      aria-label={label}
-      tabIndex={0}
-    >
-      <table className="w-full text-left text-sm">
-        <thead className="border-b border-slate-200 text-xs text-slate-500 uppercase dark:border-slate-800">
-          <tr>
-            {head.map((h) => (
-              <th key={h} scope="col" className="px-2 py-2 font-medium">
-                {h}
-              </th>
-            ))}
-          </tr>
-        </thead>
-        <tbody className="divide-y divide-slate-100 dark:divide-slate-800">{children}</tbody>
-      </table>
+    <div className="relative">
+      {more.left || more.right ? (
+        <p
+          className="mb-1 text-right text-xs text-slate-600 dark:text-slate-400"
+          data-testid="scroll-hint"
+        >
+          {more.right ? "Scroll →" : "← Scroll"}
+        </p>
+      ) : null}
+      <div
+        ref={box}
+        className="overflow-x-auto rounded focus-visible:ring-2 focus-visible:ring-teal-600 focus-visible:outline-none"
+        role="region"
+        aria-label={more.left || more.right ? `${label} (scrolls sideways)` : label}
+        tabIndex={0}
+      >
+        <table className="w-full text-left text-sm">
+          <thead className="border-b border-slate-200 text-xs text-slate-500 uppercase dark:border-slate-800">
+            <tr>
+              {head.map((h) => (
+                <th key={h} scope="col" className="px-2 py-2 font-medium">
+                  {h}
+                </th>
+              ))}
+            </tr>
+          </thead>
+          <tbody className="divide-y divide-slate-100 dark:divide-slate-800">{children}</tbody>
+        </table>
+      </div>
+      {more.left ? (
+        <div
+          aria-hidden
+          className="pointer-events-none absolute bottom-0 left-0 w-6 bg-gradient-to-r from-slate-900/15 to-transparent dark:from-black/50"
+          style={{ top: "1.25rem" }}
+        />
+      ) : null}
+      {more.right ? (
+        <div
+          aria-hidden
+          data-testid="scroll-shadow"
+          className="pointer-events-none absolute right-0 bottom-0 w-6 bg-gradient-to-l from-slate-900/15 to-transparent dark:from-black/50"
+          style={{ top: "1.25rem" }}
+        />
+      ) : null}
     </div>
   );
 }

@@ -115,11 +115,11 @@ function PaymentFacts({ payment: p }: { payment: Payment }) {
       ),
     ]);
   return (
-    <dl className="grid max-w-xl grid-cols-[max-content_1fr] gap-x-4 gap-y-1 text-sm">
+    <dl className="grid max-w-xl grid-cols-[max-content_minmax(0,1fr)] gap-x-4 gap-y-1 text-sm">
       {rows.map(([label, value]) => (
         <div key={label} className="contents">
           <dt className="text-slate-500">{label}</dt>
-          <dd>{value}</dd>
+          <dd className="break-words">{value}</dd>
         </div>
       ))}
     </dl>

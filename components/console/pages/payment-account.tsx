@@ -109,7 +109,7 @@ function AccountCard({
         <span className="text-sm">{STATUS_TEXT[account.status]}</span>
       </p>
       {account.account_ref ? (
-        <dl className="mb-4 grid max-w-xl grid-cols-[max-content_1fr] gap-x-4 gap-y-1 text-sm">
+        <dl className="mb-4 grid max-w-xl grid-cols-[max-content_minmax(0,1fr)] gap-x-4 gap-y-1 text-sm">
           <dt className="text-slate-500">Stripe account</dt>
           <dd>
             <code>{account.account_ref}</code>

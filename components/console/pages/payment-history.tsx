@@ -69,7 +69,7 @@ export function PaymentHistory({ tenantId, payment }: { tenantId: number; paymen
             <td className={`${td} whitespace-nowrap`}>{when(l.at)}</td>
             <td className={td}>{l.what}</td>
             <td className={td}>{l.status ? <Badge value={l.status} /> : null}</td>
-            <td className={`${td} break-all`}>{l.detail}</td>
+            <td className={`${td} min-w-48 break-words`}>{l.detail}</td>
           </tr>
         ))}
       </Table>

@@ -37,7 +37,7 @@ export function SessionPage({ tenantId, sessionId }: { tenantId: number; session
             }
             actions={<Badge testId="session-status" value={s.status} />}
           />
-          <div className="grid gap-6 lg:grid-cols-2">
+          <div className="grid grid-cols-1 gap-6 lg:grid-cols-2">
             <Summary tenantId={tenantId} session={s} />
             <Money tenantId={tenantId} session={s} />
           </div>
@@ -57,7 +57,7 @@ function Facts({ rows }: { rows: [string, React.ReactNode][] }) {
       {rows.map(([k, v]) => (
         <div key={k} className="contents">
           <dt className="text-slate-600 dark:text-slate-400">{k}</dt>
-          <dd>{v}</dd>
+          <dd className="break-words">{v}</dd>
         </div>
       ))}
     </dl>

@@ -80,7 +80,7 @@ export function StationPage({ tenantId, stationId }: { tenantId: number; station
           <StationTabs tenantId={tenantId} stationId={stationId} current="overview" />
           <div className="grid gap-6 lg:grid-cols-2">
             <Card title="Connection">
-              <dl className="grid grid-cols-[max-content_1fr] gap-x-4 gap-y-1 text-sm">
+              <dl className="grid grid-cols-[max-content_minmax(0,1fr)] gap-x-4 gap-y-1 text-sm">
                 <dt className="text-slate-500">Connection URL</dt>
                 <dd className="break-all">
                   <code>{s.connection_url}</code>
