@@ -1,6 +1,7 @@
 "use client";
 
 import { useId, useState, type ReactNode } from "react";
+import { httpStatusOf } from "./trpc";
 
 /** The API's error body (`{ code, message, details }`) as the console receives it. */
 export type ApiErrorBody = { code: string; message: string; details: Record<string, unknown> };
@@ -192,6 +193,14 @@ export function QueryState<T>({
   children: (data: T) => ReactNode;
 }) {
   if (query.isPending) return <Loading />;
+  if (httpStatusOf(query.error) === 404)
+    return (
+      <div data-testid="not-found" role="alert">
+        <Empty title="Not found">
+          {errorMessage(query.error)} It may have been deleted, or the address is mistyped.
+        </Empty>
+      </div>
+    );
   if (query.error || query.data === undefined)
     return <ErrorBox error={query.error} retry={() => void query.refetch()} />;
   if (isEmpty?.(query.data)) return <>{empty}</>;
