@@ -207,6 +207,53 @@ export function QueryState<T>({
   return <>{children(query.data)}</>;
 }
 
+/**
+ * A labelled field with its rule (hint) shown before submit and its error beside it in words;
+ * the control gets the id, `aria-invalid` and `aria-describedby` to spread.
+ */
+export function Field({
+  label,
+  error,
+  hint,
+  children,
+}: {
+  label: string;
+  error?: string;
+  hint?: string;
+  children: (props: {
+    id: string;
+    "aria-invalid": boolean;
+    "aria-describedby": string | undefined;
+  }) => ReactNode;
+}) {
+  const id = useId();
+  const described = [hint ? `${id}-hint` : null, error ? `${id}-error` : null]
+    .filter(Boolean)
+    .join(" ");
+  return (
+    <div className="block min-w-0 text-sm">
+      <label htmlFor={id} className="font-medium">
+        {label}
+      </label>
+      {children({ id, "aria-invalid": Boolean(error), "aria-describedby": described || undefined })}
+      {hint ? (
+        <span id={`${id}-hint`} className="mt-1 block text-xs text-slate-600 dark:text-slate-400">
+          {hint}
+        </span>
+      ) : null}
+      {error ? (
+        <span
+          id={`${id}-error`}
+          data-testid="field-error"
+          className="mt-1 block text-xs text-red-700 dark:text-red-300"
+        >
+          {error}
+        </span>
+      ) : null}
+    </div>
+  );
+}
+
 export const inputStyles =
   "mt-1 block w-full rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm focus:border-teal-600 focus:ring-2 focus:ring-teal-600 focus:outline-none dark:border-slate-700 dark:bg-slate-950";
 
