@@ -81,6 +81,7 @@ export const v1Procedures = {
   updateTariff: change("updateTariff"),
   deleteTariff: change("deleteTariff"),
   quoteTariff: change("quoteTariff"),
+  simulateTariff: change("simulateTariff"),
   connectPaymentAccount: change("connectPaymentAccount"),
   refreshPaymentAccount: change("refreshPaymentAccount"),
   disconnectPaymentAccount: change("disconnectPaymentAccount"),

@@ -212,6 +212,7 @@ function Credentials({ tenantId, station }: { tenantId: number; station: Station
         <div className="min-w-60 flex-1">
           <TextField
             label="New password"
+            hint="16 to 40 characters, printable, no spaces."
             type="password"
             autoComplete="new-password"
             minLength={16}
