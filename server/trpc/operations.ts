@@ -93,6 +93,7 @@ export const v1Procedures = {
   refundPayment: change("refundPayment"),
   stopChargingSession: change("stopChargingSession"),
   cancelChargingSession: change("cancelChargingSession"),
+  finalizeChargingSession: change("finalizeChargingSession"),
   createSandboxSession: change("createSandboxSession"),
   advanceSandboxSession: change("advanceSandboxSession"),
   stopSandboxSession: change("stopSandboxSession"),
