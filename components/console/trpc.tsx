@@ -9,9 +9,9 @@ import type { AppRouter } from "@/server/trpc/router";
 /** A 4xx from the server (tRPC's `data.httpStatus`): an answer, not a failure to retry. */
 export function httpStatusOf(error: unknown): number | null {
   if (typeof error !== "object" || error === null || !("data" in error)) return null;
-  const data = (error as { data: unknown }).data;
+  const data = error.data;
   if (typeof data !== "object" || data === null || !("httpStatus" in data)) return null;
-  const status = (data as { httpStatus: unknown }).httpStatus;
+  const status = data.httpStatus;
   return typeof status === "number" ? status : null;
 }
 const isAnswer = (error: unknown) => {
