@@ -1,9 +1,9 @@
 "use client";
 
-import { useId, useMemo, useState, useSyncExternalStore, type ReactNode } from "react";
+import { useMemo, useState, useSyncExternalStore } from "react";
 import type { V1 } from "./hooks";
 import { allTimeZones, countryName, countryOptions, defaultZone, zonesOf } from "./location-places";
-import { apiError, Button, errorMessage, fieldErrors, inputStyles } from "./ui";
+import { apiError, Button, errorMessage, Field, fieldErrors, inputStyles } from "./ui";
 
 type Location = V1["getLocation"];
 
@@ -114,49 +114,6 @@ const useInBrowser = () =>
     () => true,
     () => false,
   );
-
-function Field({
-  label,
-  error,
-  hint,
-  children,
-}: {
-  label: string;
-  error?: string;
-  hint?: string;
-  children: (props: {
-    id: string;
-    "aria-invalid": boolean;
-    "aria-describedby": string | undefined;
-  }) => ReactNode;
-}) {
-  const id = useId();
-  const described = [hint ? `${id}-hint` : null, error ? `${id}-error` : null]
-    .filter(Boolean)
-    .join(" ");
-  return (
-    <div className="block min-w-0 text-sm">
-      <label htmlFor={id} className="font-medium">
-        {label}
-      </label>
-      {children({ id, "aria-invalid": Boolean(error), "aria-describedby": described || undefined })}
-      {hint ? (
-        <span id={`${id}-hint`} className="mt-1 block text-xs text-slate-600 dark:text-slate-400">
-          {hint}
-        </span>
-      ) : null}
-      {error ? (
-        <span
-          id={`${id}-error`}
-          data-testid="field-error"
-          className="mt-1 block text-xs text-red-700 dark:text-red-300"
-        >
-          {error}
-        </span>
-      ) : null}
-    </div>
-  );
-}
 
 /**
  * A location's fields with a country picker (names from Intl.DisplayNames) and an IANA time-zone

@@ -1,6 +1,7 @@
 "use client";
 
 import { useEffect, useId, useRef, useState, type ReactNode } from "react";
+import { httpStatusOf } from "./trpc";
 
 /** The API's error body (`{ code, message, details }`) as the console receives it. */
 export type ApiErrorBody = { code: string; message: string; details: Record<string, unknown> };
@@ -192,10 +193,65 @@ export function QueryState<T>({
   children: (data: T) => ReactNode;
 }) {
   if (query.isPending) return <Loading />;
+  if (httpStatusOf(query.error) === 404)
+    return (
+      <div data-testid="not-found" role="alert">
+        <Empty title="Not found">
+          {errorMessage(query.error)} It may have been deleted, or the address is mistyped.
+        </Empty>
+      </div>
+    );
   if (query.error || query.data === undefined)
     return <ErrorBox error={query.error} retry={() => void query.refetch()} />;
   if (isEmpty?.(query.data)) return <>{empty}</>;
   return <>{children(query.data)}</>;
+}
+
+/**
+ * A labelled field with its rule (hint) shown before submit and its error beside it in words;
+ * the control gets the id, `aria-invalid` and `aria-describedby` to spread.
+ */
+export function Field({
+  label,
+  error,
+  hint,
+  children,
+}: {
+  label: string;
+  error?: string;
+  hint?: string;
+  children: (props: {
+    id: string;
+    "aria-invalid": boolean;
+    "aria-describedby": string | undefined;
+  }) => ReactNode;
+}) {
+  const id = useId();
+  const described = [hint ? `${id}-hint` : null, error ? `${id}-error` : null]
+    .filter(Boolean)
+    .join(" ");
+  return (
+    <div className="block min-w-0 text-sm">
+      <label htmlFor={id} className="font-medium">
+        {label}
+      </label>
+      {children({ id, "aria-invalid": Boolean(error), "aria-describedby": described || undefined })}
+      {hint ? (
+        <span id={`${id}-hint`} className="mt-1 block text-xs text-slate-600 dark:text-slate-400">
+          {hint}
+        </span>
+      ) : null}
+      {error ? (
+        <span
+          id={`${id}-error`}
+          data-testid="field-error"
+          className="mt-1 block text-xs text-red-700 dark:text-red-300"
+        >
+          {error}
+        </span>
+      ) : null}
+    </div>
+  );
 }
 
 export const inputStyles =

@@ -5,6 +5,7 @@ import { useState } from "react";
 import { PROJECT_SCOPES, type Scope } from "@/server/access/scopes";
 import { API_VERSIONS, type ApiVersion } from "@/server/versions";
 import { useProject } from "../context";
+import { SCOPE_PRESETS, SCOPE_WORDS } from "../access-words";
 import { ConfirmButton } from "../confirm-button";
 import { useV1Mutation } from "../hooks";
 import { useTRPC } from "../trpc";
@@ -38,7 +39,7 @@ export function ApiKeysPage({ tenantId }: { tenantId: number }) {
   const create = useV1Mutation(trpc.v1.createProjectApiKey);
   const revoke = useV1Mutation(trpc.v1.revokeProjectApiKey);
   const [name, setName] = useState("");
-  const [scopes, setScopes] = useState<Scope[]>(["stations:read"]);
+  const [scopes, setScopes] = useState<Scope[]>(["stations:read", "billing:read", "webhooks:read"]);
   const [version, setVersion] = useState<ApiVersion | "">("");
   if (!project.loading && !manages) {
     return (
@@ -83,21 +84,66 @@ export function ApiKeysPage({ tenantId }: { tenantId: number }) {
           />
           <fieldset className="mt-3">
             <legend className="text-sm font-medium">Scopes</legend>
-            <div className="mt-1 grid gap-1 sm:grid-cols-3">
+            <p className="mt-1 text-xs text-slate-600 dark:text-slate-400">
+              Start from a preset, then tick or untick single scopes. A key never does more than
+              your role allows.
+            </p>
+            <div className="mt-2 flex flex-wrap gap-2" role="group" aria-label="Scope presets">
+              {SCOPE_PRESETS.map((p) => {
+                const chosen = p.scopes.filter((s) => project.can(s));
+                const on =
+                  chosen.length === scopes.length && chosen.every((s) => scopes.includes(s));
+                return (
+                  <Button
+                    key={p.name}
+                    aria-pressed={on}
+                    aria-describedby={`preset-${p.name.replace(/ /g, "-")}`}
+                    className={on ? "ring-2 ring-teal-600" : ""}
+                    onClick={() => setScopes([...chosen])}
+                  >
+                    {p.name}
+                  </Button>
+                );
+              })}
+            </div>
+            <ul className="mt-1 text-xs text-slate-600 dark:text-slate-400">
+              {SCOPE_PRESETS.map((p) => (
+                <li key={p.name} id={`preset-${p.name.replace(/ /g, "-")}`}>
+                  <strong>{p.name}</strong>: {p.words}
+                </li>
+              ))}
+            </ul>
+            <div className="mt-3 grid gap-2 sm:grid-cols-2">
               {PROJECT_SCOPES.map((s) => (
-                <label key={s} className="flex items-center gap-2 text-sm">
+                <label key={s} className="flex items-start gap-2 text-sm">
                   <input
                     type="checkbox"
+                    className="mt-0.5 size-5 shrink-0"
                     checked={scopes.includes(s)}
                     disabled={!project.can(s)}
+                    aria-describedby={`scope-${s.replace(":", "-")}`}
                     onChange={(e) =>
                       setScopes(e.target.checked ? [...scopes, s] : scopes.filter((x) => x !== s))
                     }
                   />
-                  <span className={project.can(s) ? "" : "text-slate-400"}>{s}</span>
+                  <span>
+                    <code className={project.can(s) ? "" : "text-slate-500"}>{s}</code>
+                    <span
+                      id={`scope-${s.replace(":", "-")}`}
+                      className="block text-xs text-slate-600 dark:text-slate-400"
+                    >
+                      {SCOPE_WORDS[s]}
+                      {project.can(s) ? "" : " Your role does not hold it."}
+                    </span>
+                  </span>
                 </label>
               ))}
             </div>
+            {scopes.length === 0 ? (
+              <p className="mt-2 text-sm text-red-700 dark:text-red-300" data-testid="field-error">
+                Tick at least one scope.
+              </p>
+            ) : null}
           </fieldset>
           <div className="mt-3 max-w-xs">
             <SelectField

@@ -137,11 +137,16 @@ function Actions({ tenantId, session: s }: { tenantId: number; session: Session 
   const project = useProject(tenantId);
   const stop = useV1Mutation(trpc.v1.stopChargingSession);
   const cancel = useV1Mutation(trpc.v1.cancelChargingSession);
+  const finalize = useV1Mutation(trpc.v1.finalizeChargingSession);
   const params = { tenant_id: tenantId, session_id: s.id };
   const settle = project.denied("settlement:write");
   const canStop = s.status === "charging";
   const canCancel = s.status === "created";
-  if (!canStop && !canCancel) return null;
+  // a `csms` session whose charger ended its transaction: its bill is fixed on that transaction
+  // (a simulated session is finalized with the energy it was given, from the sandbox)
+  const tx = s.usage?.transaction_id ?? null;
+  const canFinalize = s.status === "awaiting_bill" && s.source === "csms" && tx !== null;
+  if (!canStop && !canCancel && !canFinalize) return null;
   return (
     <Card title="Actions">
       <div className="flex flex-wrap gap-2">
@@ -169,6 +174,23 @@ function Actions({ tenantId, session: s }: { tenantId: number; session: Session 
             The session is closed for good: its connector is freed and its bill {s.bill_id} is
             canceled (nothing owed, nothing held). It can never be started; release the funds your
             application holds for it yourself.
+          </ConfirmButton>
+        ) : null}
+        {canFinalize ? (
+          <ConfirmButton
+            label="Finalize…"
+            title="Finalize this session's bill?"
+            confirmLabel="Finalize bill"
+            danger={false}
+            disabledReason={project.denied("billing:write") ?? settle}
+            run={(idempotencyKey) =>
+              finalize.run({ params, idempotencyKey, body: { transaction_id: tx } })
+            }
+          >
+            Bill {s.bill_id} is priced on transaction {tx} with tariff version {s.tariff_version},
+            and its total is fixed for good: it cannot be changed afterwards. The connector is free
+            for a new session. Your application then collects the total and reports what it
+            captured.
           </ConfirmButton>
         ) : null}
       </div>

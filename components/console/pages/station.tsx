@@ -33,7 +33,11 @@ export function StationPage({ tenantId, stationId }: { tenantId: number; station
   const trpc = useTRPC();
   const params = { tenant_id: tenantId, station_id: stationId };
   const station = useQuery(
-    trpc.v1.getStation.queryOptions({ params }, { refetchInterval: LIVE_MS }),
+    trpc.v1.getStation.queryOptions(
+      { params },
+      // a station that is not there (404) is said at once and not asked for again
+      { refetchInterval: (q) => (q.state.error ? false : LIVE_MS) },
+    ),
   );
   const transactions = useQuery(
     trpc.v1.listTransactions.queryOptions(
@@ -208,6 +212,7 @@ function Credentials({ tenantId, station }: { tenantId: number; station: Station
         <div className="min-w-60 flex-1">
           <TextField
             label="New password"
+            hint="16 to 40 characters, printable, no spaces."
             type="password"
             autoComplete="new-password"
             minLength={16}

@@ -12,14 +12,17 @@ import {
   Badge,
   Button,
   Card,
+  apiError,
   Empty,
-  ErrorBox,
+  errorMessage,
+  Field,
+  fieldErrors,
+  inputStyles,
   PageHeader,
   QueryState,
   SelectField,
   Table,
   td,
-  TextField,
   when,
 } from "../ui";
 
@@ -193,6 +196,53 @@ export function StationsPage({
   );
 }
 
+/** The rules of a station's fields in words, shown before submit and beside a refused field. */
+const RULES = {
+  name: "Letters, digits, - and _; starts with a letter or digit; at most 36 characters.",
+  connector_count: "A whole number from 1 to 16.",
+  password:
+    "Optional: 16 to 40 characters, printable, no spaces. The charger sends it with HTTP Basic auth; leave it empty to set it later.",
+  location_id: "Choose one of the project's locations.",
+};
+type RegisterKey = keyof typeof RULES;
+type RegisterErrors = Partial<Record<RegisterKey, string>>;
+
+/** The form's values checked before sending: each broken rule said beside its field. */
+function checkStation(v: { name: string; connector_count: string; password: string }) {
+  const errors: RegisterErrors = {};
+  if (!/^[A-Za-z0-9][A-Za-z0-9_-]{0,35}$/.test(v.name)) errors.name = `The name: ${RULES.name}`;
+  else if (/^p[0-9]+-/i.test(v.name) || /^sbx-/i.test(v.name))
+    errors.name = "Names starting with p<digits>- or sbx- are reserved; choose another.";
+  if (!/^[0-9]+$/.test(v.connector_count) || +v.connector_count < 1 || +v.connector_count > 16)
+    errors.connector_count = `Connectors: ${RULES.connector_count}`;
+  if (v.password !== "") {
+    if (v.password.length < 16)
+      errors.password = `The password has ${v.password.length} characters; it needs 16 to 40.`;
+    else if (v.password.length > 40)
+      errors.password = `The password has ${v.password.length} characters; it needs 16 to 40.`;
+    else if (!/^[\x21-\x7e]+$/.test(v.password))
+      errors.password = "The password may hold printable characters only, without spaces.";
+  }
+  return errors;
+}
+
+/** The API's refusal of a registration, beside the field it names, in words. */
+function stationRefusal(error: unknown): { fields: RegisterErrors; other: string | null } {
+  const fields: RegisterErrors = {};
+  for (const f of fieldErrors(error)) {
+    const key = f.field.split(/[.[\]]/).filter(Boolean)[0];
+    if (key === "name" || key === "connector_count" || key === "location_id")
+      fields[key] = RULES[key];
+  }
+  const api = apiError(error);
+  if (api?.code === "location_not_found")
+    fields.location_id = "That location is no longer the project's; choose another.";
+  if (api?.code === "station_name_taken")
+    fields.name = "A station with this name is already registered; choose another name.";
+  if (Object.keys(fields).length) return { fields, other: null };
+  return { fields, other: errorMessage(error) };
+}
+
 function RegisterStation({ tenantId, onDone }: { tenantId: number; onDone: () => void }) {
   const trpc = useTRPC();
   const locations = useQuery(
@@ -202,9 +252,23 @@ function RegisterStation({ tenantId, onDone }: { tenantId: number; onDone: () =>
     }),
   );
   const register = useV1Mutation(trpc.v1.registerStation);
-  const [key] = useState(newRequestKey);
-  const [form, setForm] = useState({ name: "", location_id: "", connector_count: "2" });
-  const created = register.data;
+  const credentials = useV1Mutation(trpc.v1.setStationCredentials);
+  // one key per filled-in form: a retry after a lost answer replays, the next station gets its own
+  const [key, setKey] = useState(newRequestKey);
+  const empty = { name: "", location_id: "", connector_count: "2", password: "" };
+  const [form, setForm] = useState(empty);
+  const [errors, setErrors] = useState<RegisterErrors>({});
+  const [other, setOther] = useState<string | null>(null);
+  const [created, setCreated] = useState<{
+    id: number;
+    name: string;
+    connection_url: string;
+    password: "none" | "set" | "failed";
+  } | null>(null);
+  const set = (k: keyof typeof form, value: string) => {
+    setForm({ ...form, [k]: value });
+    if (k in errors) setErrors({ ...errors, [k]: undefined });
+  };
   return (
     <Card title="Register a station" testId="register-station">
       <QueryState
@@ -220,51 +284,114 @@ function RegisterStation({ tenantId, onDone }: { tenantId: number; onDone: () =>
       >
         {(d) => (
           <form
-            className="grid gap-3 sm:grid-cols-4 sm:items-end"
+            noValidate
+            className="grid gap-3 sm:grid-cols-2 lg:grid-cols-4 sm:items-start"
             onSubmit={(e) => {
               e.preventDefault();
-              void register
-                .run({
-                  params: { tenant_id: tenantId },
-                  idempotencyKey: `${key}-${form.name}`,
-                  body: {
-                    name: form.name,
-                    location_id: Number(form.location_id || d.data[0]?.id),
-                    connector_count: Number(form.connector_count),
-                  },
-                })
-                .catch(() => undefined);
+              const found = checkStation(form);
+              setErrors(found);
+              setOther(null);
+              if (Object.keys(found).length) return;
+              void (async () => {
+                try {
+                  const station = await register.run({
+                    params: { tenant_id: tenantId },
+                    idempotencyKey: `${key}-${form.name}`,
+                    body: {
+                      name: form.name,
+                      location_id: Number(form.location_id || d.data[0]?.id),
+                      connector_count: Number(form.connector_count),
+                    },
+                  });
+                  let password: "none" | "set" | "failed" = "none";
+                  if (form.password) {
+                    password = await credentials
+                      .run({
+                        params: { tenant_id: tenantId, station_id: station.id },
+                        body: { password: form.password },
+                        idempotencyKey: `${key}-${form.name}-password`,
+                      })
+                      .then(
+                        () => "set" as const,
+                        () => "failed" as const,
+                      );
+                  }
+                  setCreated({
+                    id: station.id,
+                    name: station.name,
+                    connection_url: station.connection_url,
+                    password,
+                  });
+                  // cleared for the next station (the location stays, it is usually the same)
+                  setForm({ ...empty, location_id: form.location_id });
+                  setKey(newRequestKey());
+                } catch (error) {
+                  const refused = stationRefusal(error);
+                  setErrors(refused.fields);
+                  setOther(refused.other);
+                }
+              })();
             }}
           >
-            <TextField
-              label="Name"
-              hint="Letters, digits, - and _; at most 36"
-              value={form.name}
-              maxLength={36}
-              required
-              onChange={(e) => setForm({ ...form, name: e.target.value })}
-            />
-            <SelectField
-              label="Location"
-              value={form.location_id}
-              onChange={(e) => setForm({ ...form, location_id: e.target.value })}
-            >
-              {d.data.map((l) => (
-                <option key={l.id} value={l.id}>
-                  {l.name}
-                </option>
-              ))}
-            </SelectField>
-            <TextField
-              label="Connectors"
-              type="number"
-              min={1}
-              max={16}
-              value={form.connector_count}
-              onChange={(e) => setForm({ ...form, connector_count: e.target.value })}
-            />
-            <div className="flex gap-2">
-              <Button type="submit" variant="primary" disabled={register.isPending}>
+            <Field label="Name" hint={RULES.name} error={errors.name}>
+              {(a) => (
+                <input
+                  {...a}
+                  className={inputStyles}
+                  value={form.name}
+                  maxLength={36}
+                  autoComplete="off"
+                  onChange={(e) => set("name", e.target.value)}
+                />
+              )}
+            </Field>
+            <Field label="Location" error={errors.location_id}>
+              {(a) => (
+                <select
+                  {...a}
+                  className={inputStyles}
+                  value={form.location_id}
+                  onChange={(e) => set("location_id", e.target.value)}
+                >
+                  {d.data.map((l) => (
+                    <option key={l.id} value={l.id}>
+                      {l.name}
+                    </option>
+                  ))}
+                </select>
+              )}
+            </Field>
+            <Field label="Connectors" hint={RULES.connector_count} error={errors.connector_count}>
+              {(a) => (
+                <input
+                  {...a}
+                  className={inputStyles}
+                  type="number"
+                  min={1}
+                  max={16}
+                  value={form.connector_count}
+                  onChange={(e) => set("connector_count", e.target.value)}
+                />
+              )}
+            </Field>
+            <Field label="Password (optional)" hint={RULES.password} error={errors.password}>
+              {(a) => (
+                <input
+                  {...a}
+                  className={inputStyles}
+                  type="password"
+                  autoComplete="new-password"
+                  value={form.password}
+                  onChange={(e) => set("password", e.target.value)}
+                />
+              )}
+            </Field>
+            <div className="flex gap-2 sm:col-span-2 lg:col-span-4">
+              <Button
+                type="submit"
+                variant="primary"
+                disabled={register.isPending || credentials.isPending}
+              >
                 Register
               </Button>
               <Button onClick={onDone}>Close</Button>
@@ -272,16 +399,61 @@ function RegisterStation({ tenantId, onDone }: { tenantId: number; onDone: () =>
           </form>
         )}
       </QueryState>
-      {register.error ? <ErrorBox error={register.error} /> : null}
-      {created ? (
-        <p className="mt-3 text-sm" data-testid="registered-station">
-          Registered <strong>{created.name}</strong>. The charger connects to{" "}
-          <code className="break-all">{created.connection_url}</code>.{" "}
-          <Link className="underline" href={`/console/t/${tenantId}/stations/${created.id}`}>
-            Open it
-          </Link>
+      {other ? (
+        <p role="alert" className="mt-3 text-sm text-red-700 dark:text-red-300">
+          {other}
         </p>
       ) : null}
+      {created ? <Registered tenantId={tenantId} created={created} /> : null}
     </Card>
+  );
+}
+
+function Registered({
+  tenantId,
+  created,
+}: {
+  tenantId: number;
+  created: {
+    id: number;
+    name: string;
+    connection_url: string;
+    password: "none" | "set" | "failed";
+  };
+}) {
+  const [copied, setCopied] = useState(false);
+  return (
+    <div role="status" className="mt-4 text-sm" data-testid="registered-station">
+      <p>
+        Registered <strong>{created.name}</strong>.{" "}
+        {created.password === "set"
+          ? "Its password is stored for its first connection."
+          : created.password === "failed"
+            ? "Its password was not stored: set it on the station's page, under Credentials."
+            : "Give it a password on its page, under Credentials, before it connects."}{" "}
+        <Link className="underline" href={`/console/t/${tenantId}/stations/${created.id}`}>
+          Open {created.name}
+        </Link>
+      </p>
+      <p className="mt-2">The charger connects to:</p>
+      <div className="mt-1 flex flex-wrap items-center gap-2">
+        <code
+          data-testid="connection-url"
+          className="rounded bg-slate-100 px-2 py-1 break-all dark:bg-slate-800"
+        >
+          {created.connection_url}
+        </code>
+        <Button
+          onClick={() => {
+            void navigator.clipboard?.writeText(created.connection_url).then(
+              () => setCopied(true),
+              () => setCopied(false),
+            );
+          }}
+        >
+          {copied ? "Copied" : "Copy URL"}
+        </Button>
+      </div>
+    </div>
   );
 }

@@ -6,12 +6,14 @@ import { OCPI_TARIFF_FIELDS } from "@/server/pricing/ocpi-fields";
 import { useProject } from "../context";
 import { useV1Mutation, type V1, type V1Input } from "../hooks";
 import { useTRPC } from "../trpc";
+import { isoToWall, wallToIso } from "../zoned-time";
 import { draftToBody, ElementsEditor, tariffToDraft, type ComplexDraft } from "./tariff-elements";
 import {
   Button,
   Card,
   Empty,
   ErrorBox,
+  Field,
   fieldErrors,
   PageHeader,
   QueryState,
@@ -287,25 +289,52 @@ function TariffEditor({
   );
 }
 
+type Priced = V1["quoteTariff"];
+
+/** A start time field in the tariff's zone (the zone its time-of-day restrictions are read in). */
+function useStartField(tariff: Tariff) {
+  const zone = tariff.time_zone ?? "UTC";
+  const [wall, setWall] = useState(() => isoToWall(new Date(), zone));
+  return { zone, wall, setWall, iso: wallToIso(wall, zone) };
+}
+
+const whole = (v: string, max: number) => /^[0-9]+(\.[0-9]+)?$/.test(v.trim()) && +v <= max;
+
 function QuotePanel({ tenantId, tariff }: { tenantId: number; tariff: Tariff }) {
   const trpc = useTRPC();
   const quote = useV1Mutation(trpc.v1.quoteTariff);
   const [kwh, setKwh] = useState("20");
   const [minutes, setMinutes] = useState("60");
   const [reserved, setReserved] = useState("");
-  const q = quote.data;
+  const start = useStartField(tariff);
+  const [errors, setErrors] = useState<Record<string, string>>({});
   return (
     <Card title={`Quote: ${tariff.name}`} testId="quote-panel">
+      <p className="mb-3 text-sm text-slate-600 dark:text-slate-400">
+        Prices a session that charges evenly from its start. Time-of-day prices follow the start you
+        choose, in the tariff&apos;s time zone ({start.zone}).
+      </p>
       <form
-        className="flex flex-wrap items-end gap-3"
+        noValidate
+        className="grid gap-3 sm:grid-cols-2 lg:grid-cols-4 sm:items-start"
         onSubmit={(e) => {
           e.preventDefault();
+          const found: Record<string, string> = {};
+          if (!start.iso) found.start = "Choose the date and time the session starts.";
+          if (!whole(kwh, 10_000)) found.kwh = "Energy is a number of kWh from 0 to 10,000.";
+          if (!whole(minutes, 31 * 1440))
+            found.minutes = "Duration is a number of minutes from 0 to 44,640 (31 days).";
+          if (reserved.trim() !== "" && !whole(reserved, 31 * 1440))
+            found.reserved = "Leave it empty, or give minutes from 0 to 44,640.";
+          setErrors(found);
+          if (Object.keys(found).length || !start.iso) return;
           void quote
             .run({
               params: { tenant_id: tenantId, tariff_id: tariff.id },
               body: {
                 energy_wh: Math.round(Number(kwh) * 1000),
                 duration_seconds: Math.round(Number(minutes) * 60),
+                start_at: start.iso,
                 ...(reserved.trim() === ""
                   ? {}
                   : { reservation_seconds: Math.round(Number(reserved) * 60) }),
@@ -314,74 +343,198 @@ function QuotePanel({ tenantId, tariff }: { tenantId: number; tariff: Tariff }) 
             .catch(() => undefined);
         }}
       >
-        <TextField
-          label="Energy (kWh)"
-          type="number"
-          min={0}
-          step="any"
-          value={kwh}
-          onChange={(e) => setKwh(e.target.value)}
-        />
-        <TextField
-          label="Duration (minutes)"
-          type="number"
-          min={0}
-          value={minutes}
-          onChange={(e) => setMinutes(e.target.value)}
-        />
-        <TextField
-          label="Reserved first (minutes, optional)"
-          type="number"
-          min={0}
-          value={reserved}
-          onChange={(e) => setReserved(e.target.value)}
-        />
-        <Button type="submit" variant="primary">
-          Price it
-        </Button>
+        <Field label={`Starts at (${start.zone})`} error={errors.start}>
+          {(a) => (
+            <input
+              {...a}
+              className={inputStyles}
+              type="datetime-local"
+              value={start.wall}
+              onChange={(e) => start.setWall(e.target.value)}
+            />
+          )}
+        </Field>
+        <Field label="Energy (kWh)" error={errors.kwh}>
+          {(a) => (
+            <input
+              {...a}
+              className={inputStyles}
+              inputMode="decimal"
+              value={kwh}
+              onChange={(e) => setKwh(e.target.value)}
+            />
+          )}
+        </Field>
+        <Field label="Duration (minutes)" error={errors.minutes}>
+          {(a) => (
+            <input
+              {...a}
+              className={inputStyles}
+              inputMode="numeric"
+              value={minutes}
+              onChange={(e) => setMinutes(e.target.value)}
+            />
+          )}
+        </Field>
+        <Field label="Reserved first (minutes, optional)" error={errors.reserved}>
+          {(a) => (
+            <input
+              {...a}
+              className={inputStyles}
+              inputMode="numeric"
+              value={reserved}
+              onChange={(e) => setReserved(e.target.value)}
+            />
+          )}
+        </Field>
+        <div className="sm:col-span-2 lg:col-span-4">
+          <Button type="submit" variant="primary" disabled={quote.isPending}>
+            Price it
+          </Button>
+        </div>
       </form>
       {quote.error ? <ErrorBox error={quote.error} /> : null}
-      {q ? (
-        <div className="mt-4" data-testid="quote-result">
-          <p className="mb-1 text-sm font-medium" data-testid="quote-summary">
-            {q.price_summary}
-          </p>
-          <p className="mb-3 text-xs text-slate-600 dark:text-slate-400">
-            Tariff: {q.pricing_summary}
-          </p>
-          {q.warnings.map((w) => (
-            <p key={w.code + w.message} role="status" className="mb-2 text-xs text-amber-800">
-              {w.message}
-            </p>
-          ))}
-          <Table head={["Dimension", "Billed volume", "Excl. VAT", "Incl. VAT"]}>
-            {Object.entries(q.dimensions).map(([name, d]) => (
-              <tr key={name}>
-                <td className={td}>{DIMENSIONS[name]?.label ?? name}</td>
-                <td className={td}>{DIMENSIONS[name]?.volume(d.volume) ?? d.volume}</td>
-                <td className={td}>{money(d.excl_vat_minor)}</td>
-                <td className={td}>{money(d.incl_vat_minor)}</td>
-              </tr>
-            ))}
-            {q.price_bound.applied ? (
-              <tr>
-                <td className={td}>{BOUNDS[q.price_bound.applied] ?? q.price_bound.applied}</td>
-                <td className={td} />
-                <td className={td}>{money(q.price_bound.excl_vat_minor)}</td>
-                <td className={td}>{money(q.price_bound.incl_vat_minor)}</td>
-              </tr>
-            ) : null}
-            <tr className="font-semibold">
-              <td className={td}>Total</td>
-              <td className={td} />
-              <td className={td} data-testid="quote-total">
-                {money(q.total.excl_vat_minor)}
-              </td>
-              <td className={td}>{money(q.total.incl_vat_minor)}</td>
-            </tr>
-          </Table>
-        </div>
-      ) : null}
+      {quote.data ? <PriceResult q={quote.data} testId="quote" /> : null}
+      <SimulatePanel tenantId={tenantId} tariff={tariff} />
     </Card>
+  );
+}
+
+/**
+ * Simulate: the tariff against a session given by its start, its end and the energy its meter
+ * counted (two meter readings), priced by the API's simulate route as a finished session would be.
+ */
+function SimulatePanel({ tenantId, tariff }: { tenantId: number; tariff: Tariff }) {
+  const trpc = useTRPC();
+  const simulate = useV1Mutation(trpc.v1.simulateTariff);
+  const start = useStartField(tariff);
+  const [endWall, setEndWall] = useState(() =>
+    isoToWall(new Date(Date.now() + 3_600_000), start.zone),
+  );
+  const [kwh, setKwh] = useState("20");
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  return (
+    <section className="mt-6 border-t border-slate-200 pt-4 dark:border-slate-800">
+      <h3 className="font-semibold">Simulate a session</h3>
+      <p className="mb-3 text-sm text-slate-600 dark:text-slate-400">
+        Prices a finished session from its meter: the reading at the start (0 kWh) and at the end.
+      </p>
+      <form
+        noValidate
+        className="grid gap-3 sm:grid-cols-3 sm:items-start"
+        onSubmit={(e) => {
+          e.preventDefault();
+          const end = wallToIso(endWall, start.zone);
+          const found: Record<string, string> = {};
+          if (!start.iso) found.start = "Choose the date and time the session starts.";
+          if (!end) found.end = "Choose the date and time the session ends.";
+          else if (start.iso && end <= start.iso) found.end = "The end must come after the start.";
+          if (!whole(kwh, 10_000)) found.kwh = "Energy is a number of kWh from 0 to 10,000.";
+          setErrors(found);
+          if (Object.keys(found).length || !start.iso || !end) return;
+          void simulate
+            .run({
+              params: { tenant_id: tenantId },
+              body: {
+                tariff_id: tariff.id,
+                session: {
+                  started_at: start.iso,
+                  stopped_at: end,
+                  meter_values: [
+                    { at: start.iso, energy_wh: 0 },
+                    { at: end, energy_wh: Math.round(Number(kwh) * 1000) },
+                  ],
+                },
+              },
+            })
+            .catch(() => undefined);
+        }}
+      >
+        <Field label={`Session start (${start.zone})`} error={errors.start}>
+          {(a) => (
+            <input
+              {...a}
+              className={inputStyles}
+              type="datetime-local"
+              value={start.wall}
+              onChange={(e) => start.setWall(e.target.value)}
+            />
+          )}
+        </Field>
+        <Field label={`Session end (${start.zone})`} error={errors.end}>
+          {(a) => (
+            <input
+              {...a}
+              className={inputStyles}
+              type="datetime-local"
+              value={endWall}
+              onChange={(e) => setEndWall(e.target.value)}
+            />
+          )}
+        </Field>
+        <Field label="Energy charged (kWh)" error={errors.kwh}>
+          {(a) => (
+            <input
+              {...a}
+              className={inputStyles}
+              inputMode="decimal"
+              value={kwh}
+              onChange={(e) => setKwh(e.target.value)}
+            />
+          )}
+        </Field>
+        <div className="sm:col-span-3">
+          <Button type="submit" disabled={simulate.isPending}>
+            Simulate
+          </Button>
+        </div>
+      </form>
+      {simulate.error ? <ErrorBox error={simulate.error} /> : null}
+      {simulate.data ? <PriceResult q={simulate.data} testId="simulate" /> : null}
+    </section>
+  );
+}
+
+function PriceResult({ q, testId }: { q: Priced; testId: string }) {
+  return (
+    <div className="mt-4" data-testid={`${testId}-result`}>
+      <p className="mb-1 text-sm font-medium" data-testid={`${testId}-summary`}>
+        {q.price_summary}
+      </p>
+      <p className="mb-3 text-xs text-slate-600 dark:text-slate-400">Tariff: {q.pricing_summary}</p>
+      {q.warnings.map((w) => (
+        <p key={w.code + w.message} role="status" className="mb-2 text-xs text-amber-800">
+          {w.message}
+        </p>
+      ))}
+      <Table head={["Dimension", "Billed volume", "Excl. VAT", "Incl. VAT"]} label="Price">
+        {Object.entries(q.dimensions).map(([name, d]) => (
+          <tr key={name}>
+            <td className={td}>{DIMENSIONS[name]?.label ?? name}</td>
+            <td className={td}>{DIMENSIONS[name]?.volume(d.volume) ?? d.volume}</td>
+            <td className={td}>{money(d.excl_vat_minor)}</td>
+            <td className={td}>{money(d.incl_vat_minor)}</td>
+          </tr>
+        ))}
+        {q.price_bound.applied ? (
+          <tr>
+            <td className={td}>{BOUNDS[q.price_bound.applied] ?? q.price_bound.applied}</td>
+            <td className={td} />
+            <td className={td}>{money(q.price_bound.excl_vat_minor)}</td>
+            <td className={td}>{money(q.price_bound.incl_vat_minor)}</td>
+          </tr>
+        ) : null}
+        <tr className="font-semibold">
+          <td className={td}>Total</td>
+          <td className={td} />
+          <td className={td} data-testid={`${testId}-total`}>
+            {money(q.total.excl_vat_minor)}
+          </td>
+          <td className={td} data-testid={`${testId}-total-incl`}>
+            {money(q.total.incl_vat_minor)}
+          </td>
+        </tr>
+      </Table>
+    </div>
   );
 }

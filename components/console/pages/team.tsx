@@ -4,6 +4,7 @@ import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
 import { TEAM_ROLES, type TeamRole } from "@/server/access/roles";
+import { ROLE_WORDS } from "../access-words";
 import { useMe } from "../context";
 import { ConfirmButton } from "../confirm-button";
 import { useV1Mutation } from "../hooks";
@@ -131,6 +132,9 @@ export function MembersPage({ teamId }: { teamId: number }) {
   const revoke = useV1Mutation(trpc.v1.revokeInvite);
   const [email, setEmail] = useState("");
   const [role, setRole] = useState<TeamRole>("developer");
+  const [invited, setInvited] = useState<{ email: string; role: string; expires: string } | null>(
+    null,
+  );
 
   return (
     <>
@@ -168,6 +172,9 @@ export function MembersPage({ teamId }: { teamId: number }) {
                         <option key={r}>{r}</option>
                       ))}
                     </select>
+                    <span className="mt-1 block max-w-xs text-xs text-slate-600 dark:text-slate-400">
+                      {ROLE_WORDS[m.role]}
+                    </span>
                   </td>
                   <td className={td}>{when(m.joined_at)}</td>
                   <td className={td}>
@@ -205,7 +212,10 @@ export function MembersPage({ teamId }: { teamId: number }) {
           onSubmit={(e) => {
             e.preventDefault();
             void invite.run({ params: { team_id: teamId }, body: { email, role } }).then(
-              () => setEmail(""),
+              (made) => {
+                setInvited({ email: made.email, role: made.role, expires: made.expires_at });
+                setEmail("");
+              },
               () => undefined,
             );
           }}
@@ -228,6 +238,12 @@ export function MembersPage({ teamId }: { teamId: number }) {
               <option key={r}>{r}</option>
             ))}
           </SelectField>
+          <p
+            className="basis-full text-xs text-slate-600 dark:text-slate-400"
+            id="invite-role-words"
+          >
+            <strong>{role}</strong>: {ROLE_WORDS[role]}
+          </p>
           <Button
             type="submit"
             variant="primary"
@@ -238,6 +254,18 @@ export function MembersPage({ teamId }: { teamId: number }) {
           </Button>
         </form>
         {invite.error ? <ErrorBox error={invite.error} /> : null}
+        {invited ? <InviteLink {...invited} /> : null}
+        <details className="mt-3 text-sm">
+          <summary className="cursor-pointer font-medium">What each role may do</summary>
+          <dl className="mt-2 grid gap-1 sm:grid-cols-[8rem_1fr]">
+            {TEAM_ROLES.map((r) => (
+              <div key={r} className="contents">
+                <dt className="font-medium">{r}</dt>
+                <dd className="text-slate-600 dark:text-slate-400">{ROLE_WORDS[r]}</dd>
+              </div>
+            ))}
+          </dl>
+        </details>
         {manages ? (
           <div className="mt-4">
             <QueryState
@@ -275,5 +303,45 @@ export function MembersPage({ teamId }: { teamId: number }) {
         ) : null}
       </Card>
     </>
+  );
+}
+
+/**
+ * After an invitation: the link to send. The API keeps no token in the invitation (it is matched
+ * to the invitee's email when they sign in), so the link is the console's invitations page, and
+ * the words say what the invitee does there.
+ */
+function InviteLink({ email, role, expires }: { email: string; role: string; expires: string }) {
+  const [copied, setCopied] = useState(false);
+  const link = `${window.location.origin}/console/invites`;
+  return (
+    <div
+      role="status"
+      data-testid="invite-link"
+      className="mt-3 rounded-md border border-teal-300 bg-teal-50 p-3 text-sm dark:border-teal-800 dark:bg-teal-950"
+    >
+      <p>
+        Invited <strong>{email}</strong> as {role}. Send them this link: they sign in (or sign up)
+        with that email address and accept the invitation there, before {when(expires)}.
+      </p>
+      <div className="mt-2 flex flex-wrap items-center gap-2">
+        <code
+          data-testid="invite-url"
+          className="rounded bg-white px-2 py-1 break-all dark:bg-slate-900"
+        >
+          {link}
+        </code>
+        <Button
+          onClick={() => {
+            void navigator.clipboard?.writeText(link).then(
+              () => setCopied(true),
+              () => setCopied(false),
+            );
+          }}
+        >
+          {copied ? "Copied" : "Copy link"}
+        </Button>
+      </div>
+    </div>
   );
 }
