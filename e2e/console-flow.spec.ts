@@ -87,7 +87,9 @@ test("an owner and a viewer work a project through the console, a charger and /v
   await expect(page.getByTestId("api-key-row")).toContainText("2026-10-14");
   // Revoking asks once more; then the key is refused on its next request.
   await page.getByRole("button", { name: "Revoke backend" }).click();
-  await page.getByRole("button", { name: "Revoke now" }).click();
+  const revoke = page.getByRole("dialog", { name: "Revoke backend?" });
+  await revoke.getByRole("button", { name: "Revoke key" }).click();
+  await expect(revoke).toBeHidden();
   await expect(page.getByTestId("api-key-row")).toContainText("revoked");
   const revoked = await page.request.get(`${direct()}/v1/tenants/${tenantId}/stations`, {
     headers: { authorization: `Bearer ${key}` },
@@ -116,7 +118,10 @@ test("an owner and a viewer work a project through the console, a charger and /v
   await expect(page.getByTestId("registered-station")).toContainText(stationName);
   await expect(page.getByTestId("station-row")).toContainText(stationName);
   await shot(page, "stations");
-  await page.getByRole("link", { name: "Open it" }).click();
+  await page
+    .getByTestId("registered-station")
+    .getByRole("link", { name: `Open ${stationName}` })
+    .click();
   await page.waitForURL(/\/stations\/\d+$/);
   const stationPath = new URL(page.url()).pathname;
   await expect(page.getByTestId("station-connection")).toHaveText("offline");

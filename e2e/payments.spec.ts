@@ -74,6 +74,11 @@ test("a simulated bill paid through the simulator's checkout, captured and refun
   // Finalize in the console: 12.345 kWh at $0.35 = $4.32
   await page.getByLabel("Energy delivered (kWh)").fill("12.345");
   await page.getByRole("button", { name: "Finalize bill" }).click();
+  // finalizing is irreversible: it asks first
+  await page
+    .getByRole("dialog", { name: "Finalize this bill?" })
+    .getByRole("button", { name: "Finalize bill" })
+    .click();
   await expect(page.getByTestId("bill-status")).toHaveText("final");
   await expect(page.getByTestId("bill-total")).toHaveText("$4.32");
 
