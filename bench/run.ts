@@ -48,6 +48,10 @@ const BENCHMARKS: Record<string, { what: string; run: string }> = {
     what: "webhook deliveries per second and CPU per delivery with 1, 2 and 4 workers, and latency",
     run: "BENCH_DELIVERIES=2000 npm run bench -- webhooks",
   },
+  "console-overview": {
+    what: "the overview (data and signed-in page) and a 24-hour transaction's page data with 1,000 stations and 100,000 transactions: median and p95",
+    run: "BENCH_REQUESTS=50 npm run bench -- console-overview",
+  },
   sandbox: {
     what: "sandbox sessions advanced on virtual chargers: advance p50/p99, workspace-log events per second, gateway CPU per virtual charger",
     run: "BENCH_SESSIONS=100 BENCH_RATE=10 BENCH_SECONDS=60 npm run bench -- sandbox",
