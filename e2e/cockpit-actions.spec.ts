@@ -1,6 +1,8 @@
+import fs from "node:fs";
 import { expect, test, type BrowserContext, type Page } from "@playwright/test";
 import { aReceiver } from "../testing/webhooks";
 import { aStation, anOwner } from "./fixtures/owner";
+import { parseCsv } from "./fixtures/csv";
 import { accessTokenOf, anEmail, base, direct, shotWhenLoaded, signUp } from "./fixtures/people";
 
 /**
@@ -31,6 +33,39 @@ async function call(method: string, path: string, auth = `Bearer ${token}`) {
 
 /** A moment for anything a click wrongly sent to be done, before checking it was not. */
 const settle = (p: Page) => p.waitForTimeout(1_500);
+
+/**
+ * "Export CSV" on the list on screen: the file's header is the table's, it has a row per row shown
+ * (one page, fewer than 25 rows here) and the named columns' cells are the table's, row by row.
+ * Answers the parsed file.
+ */
+async function exportMatchesTable(p: Page, rowTestId: string, columns: string[]) {
+  const [download] = await Promise.all([
+    p.waitForEvent("download"),
+    p.getByRole("button", { name: "Export CSV" }).click(),
+  ]);
+  const csv = parseCsv(fs.readFileSync(await download.path(), "utf8").replace(/^\uFEFF/, ""));
+  const headers = await p.locator("table thead th").allInnerTexts();
+  expect(csv[0]!.map((h) => h.toUpperCase())).toEqual(headers.map((h) => h.toUpperCase()));
+  const shown = await p
+    .getByTestId(rowTestId)
+    .evaluateAll((rows) =>
+      rows.map((r) => [...r.querySelectorAll("td")].map((td) => td.textContent?.trim() ?? "")),
+    );
+  const body = csv.slice(1);
+  expect(shown.length).toBeGreaterThan(0);
+  expect(body).toHaveLength(shown.length);
+  for (const [i, cells] of shown.entries())
+    for (const name of columns) {
+      const col = csv[0]!.indexOf(name);
+      expect(col, `${name} is a column`).toBeGreaterThanOrEqual(0);
+      expect(body[i]![col], `${name} of row ${i}`).toBe(cells[col]);
+    }
+  // Created is an instant in the file and local time on screen.
+  const created = csv[0]!.indexOf("Created");
+  for (const row of body) expect(Date.parse(row[created]!)).toBeGreaterThan(0);
+  return csv;
+}
 
 /** The open confirmation dialog. */
 const dialog = (p: Page) => p.getByRole("dialog");
@@ -124,6 +159,52 @@ test.describe.serial("names, links and confirmations in the console", () => {
     await payment.getByTestId("payment-link").click();
     await page.waitForURL(new RegExp(`/bills/${bill.id}#payment$`));
     await expect(page.getByTestId("bill-settled-by")).toContainText("payment");
+  });
+
+  test("the bills and payments exports download and parse into the rows shown", async () => {
+    await page.goto(`${base()}/console/t/${tenantId}/bills`);
+    const rows = page.getByTestId("bill-row");
+    await expect(rows).toHaveCount(2);
+    // every row's station by its name before reading the table (the file names it too)
+    await expect(rows.getByTestId("station-link")).toHaveText([station.name, station.name]);
+    const bills = await exportMatchesTable(page, "bill-row", [
+      "Bill",
+      "Status",
+      "Source",
+      "Station",
+      "Amount",
+      "Settled by",
+    ]);
+    expect(bills[0]).toEqual([
+      "Bill",
+      "Status",
+      "Source",
+      "Station",
+      "Amount",
+      "Settled by",
+      "Created",
+    ]);
+    // the external session's bill, one row's cells spelled out
+    const external = bills.slice(1).find((r) => r[5]?.startsWith("session "))!;
+    expect(external.slice(2, 4)).toEqual(["simulated", station.name]);
+    expect(external[4]).toMatch(/^hold \$\d+\.\d{2}$/);
+
+    await page.goto(`${base()}/console/t/${tenantId}/payments`);
+    await expect(page.getByTestId("payment-row")).toHaveCount(1);
+    const payments = await exportMatchesTable(page, "payment-row", [
+      "Payment",
+      "Bill",
+      "Service",
+      "Status",
+      "Held",
+      "Captured",
+      "Refunded",
+    ]);
+    expect(payments).toHaveLength(2);
+    const [payment] = payments.slice(1);
+    expect(payment![1]).toBe(bills.slice(1).find((r) => !r[5]?.startsWith("session "))![0]);
+    expect(payment![2]).toBe("simulator");
+    expect(payment![5]).toBe("$0.00");
   });
 
   test("cancel session asks first, naming its effect; Cancel leaves it as it was", async () => {

@@ -1,6 +1,6 @@
 "use client";
 
-import { useQuery } from "@tanstack/react-query";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import type { ReactNode } from "react";
 import { useTRPC } from "./trpc";
@@ -61,6 +61,42 @@ export function StationLink({ tenantId, stationId }: { tenantId: number; station
       {station.data?.name ?? `Station ${stationId}`}
     </A>
   );
+}
+
+/**
+ * The names the links show, for a CSV export: read through the same cached queries as the links
+ * (one request per object), the same words ("Station 12" without access).
+ */
+export function useNames(tenantId: number) {
+  const trpc = useTRPC();
+  const client = useQueryClient();
+  return {
+    station: (stationId: number) =>
+      client
+        .fetchQuery(
+          trpc.v1.getStation.queryOptions(
+            { params: { tenant_id: tenantId, station_id: stationId } },
+            { staleTime: NAME_STALE_MS, retry: false },
+          ),
+        )
+        .then(
+          (s) => s.name,
+          () => `Station ${stationId}`,
+        ),
+    tariff: (tariffId: number, version?: number) =>
+      client
+        .fetchQuery(
+          trpc.v1.getTariff.queryOptions(
+            { params: { tenant_id: tenantId, tariff_id: tariffId } },
+            { staleTime: NAME_STALE_MS, retry: false },
+          ),
+        )
+        .then(
+          (t) => t.name || `Tariff ${tariffId} (unnamed)`,
+          () => `Tariff ${tariffId}`,
+        )
+        .then((name) => (version === undefined ? name : `${name}, version ${version}`)),
+  };
 }
 
 export function TariffLink({

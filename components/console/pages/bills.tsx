@@ -1,13 +1,14 @@
 "use client";
 
-import { useQuery } from "@tanstack/react-query";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
 import { useProject } from "../context";
-import type { V1 } from "../hooks";
+import { ExportCsv, type CsvColumn } from "../csv";
+import type { V1, V1Input } from "../hooks";
 import { useTRPC } from "../trpc";
 import { CreateBill } from "./bill-create";
-import { PaymentLink, SessionLink, StationLink } from "../links";
+import { PaymentLink, SessionLink, StationLink, useNames } from "../links";
 import {
   Badge,
   Button,
@@ -39,6 +40,25 @@ const SOURCES = ["", "csms", "simulated"] as const;
 export const usd = (minor: number) =>
   `${minor < 0 ? "-" : ""}$${(Math.abs(minor) / 100).toFixed(2)}`;
 
+type Bill = V1["listBills"]["data"][number];
+
+/** Who settles the bill, in words: the external session, its payment's status, or "—". */
+const settledBy = (b: Bill) =>
+  b.settlement_owner === "external" && b.session_id
+    ? `session ${b.session_id}`
+    : (b.payment?.status ?? "—");
+
+/** The table's columns for its CSV export, the station by its name. */
+const billColumns: CsvColumn<Bill & { station_name: string }>[] = [
+  { header: "Bill", value: (b) => b.id },
+  { header: "Status", value: (b) => b.status },
+  { header: "Source", value: (b) => b.source },
+  { header: "Station", value: (b) => b.station_name },
+  { header: "Amount", value: (b) => billAmount(b) },
+  { header: "Settled by", value: (b) => settledBy(b) },
+  { header: "Created", value: (b) => b.created_at },
+];
+
 export function BillsPage({ tenantId }: { tenantId: number }) {
   const trpc = useTRPC();
   const [cursors, setCursors] = useState<string[]>([]);
@@ -47,21 +67,21 @@ export function BillsPage({ tenantId }: { tenantId: number }) {
   const [station, setStation] = useState("");
   const stationId = /^[1-9][0-9]{0,9}$/.test(station) ? Number(station) : undefined;
   const after = cursors[cursors.length - 1];
+  const input = (after: string | undefined, limit: number): V1Input["listBills"] => ({
+    params: { tenant_id: tenantId },
+    query: {
+      limit,
+      ...(after ? { after } : {}),
+      ...(status ? { status } : {}),
+      ...(source ? { source } : {}),
+      ...(stationId ? { station_id: stationId } : {}),
+    },
+  });
   const bills = useQuery(
-    trpc.v1.listBills.queryOptions(
-      {
-        params: { tenant_id: tenantId },
-        query: {
-          limit: 25,
-          ...(after ? { after } : {}),
-          ...(status ? { status } : {}),
-          ...(source ? { source } : {}),
-          ...(stationId ? { station_id: stationId } : {}),
-        },
-      },
-      { refetchInterval: 5_000 },
-    ),
+    trpc.v1.listBills.queryOptions(input(after, 25), { refetchInterval: 5_000 }),
   );
+  const client = useQueryClient();
+  const names = useNames(tenantId);
   const restart = () => setCursors([]);
   const project = useProject(tenantId);
   const [creating, setCreating] = useState(false);
@@ -71,13 +91,31 @@ export function BillsPage({ tenantId }: { tenantId: number }) {
         title="Bills"
         description="What each charging session costs: the hold fixed at creation, the final amount once finalized. Newest first."
         actions={
-          <Button
-            variant="primary"
-            disabledReason={project.denied("billing:write")}
-            onClick={() => setCreating(true)}
-          >
-            New bill
-          </Button>
+          <>
+            <ExportCsv
+              filename={`bills-${tenantId}.csv`}
+              columns={billColumns}
+              load={async (after: string | undefined) => {
+                const page = await client.fetchQuery(
+                  trpc.v1.listBills.queryOptions(input(after, 100)),
+                );
+                const data = await Promise.all(
+                  page.data.map(async (b) => ({
+                    ...b,
+                    station_name: await names.station(b.station_id),
+                  })),
+                );
+                return { ...page, data };
+              }}
+            />
+            <Button
+              variant="primary"
+              disabledReason={project.denied("billing:write")}
+              onClick={() => setCreating(true)}
+            >
+              New bill
+            </Button>
+          </>
         }
       />
       {creating ? <CreateBill tenantId={tenantId} onDone={() => setCreating(false)} /> : null}

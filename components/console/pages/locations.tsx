@@ -1,16 +1,31 @@
 "use client";
 
-import { useQuery } from "@tanstack/react-query";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
 import { useProject } from "../context";
-import { useV1Mutation } from "../hooks";
+import { ExportCsv, type CsvColumn } from "../csv";
+import { useV1Mutation, type V1 } from "../hooks";
 import { paths } from "../links";
 import { emptyLocation, LocationForm } from "../location-form";
 import { countryName, inZone } from "../location-places";
 import { Pager } from "../pager";
 import { newRequestKey, useTRPC } from "../trpc";
 import { Card, Empty, PageHeader, QueryState, Table, td } from "../ui";
+
+type Location = V1["listLocations"]["data"][number];
+
+const address = (l: Location) =>
+  [l.address.street, l.address.city, countryName(l.address.country)].filter(Boolean).join(", ");
+
+/** The table's columns for its CSV export. */
+const locationColumns: CsvColumn<Location>[] = [
+  { header: "ID", value: (l) => l.id },
+  { header: "Name", value: (l) => l.name },
+  { header: "Address", value: (l) => address(l) },
+  { header: "Time zone", value: (l) => l.time_zone },
+  { header: "Created (local time)", value: (l) => inZone(l.created_at, l.time_zone) },
+];
 
 export function LocationsPage({ tenantId }: { tenantId: number }) {
   const trpc = useTRPC();
@@ -22,11 +37,29 @@ export function LocationsPage({ tenantId }: { tenantId: number }) {
       query: { after: cursors[cursors.length - 1], limit: 20 },
     }),
   );
+  const client = useQueryClient();
   const create = useV1Mutation(trpc.v1.createLocation);
   const [created, setCreated] = useState<{ id: number; name: string } | null>(null);
   return (
     <>
-      <PageHeader title="Locations" description="Sites where stations stand." />
+      <PageHeader
+        title="Locations"
+        description="Sites where stations stand."
+        actions={
+          <ExportCsv
+            filename={`locations-${tenantId}.csv`}
+            columns={locationColumns}
+            load={(after: number | undefined) =>
+              client.fetchQuery(
+                trpc.v1.listLocations.queryOptions({
+                  params: { tenant_id: tenantId },
+                  query: { after: after ?? 0, limit: 100 },
+                }),
+              )
+            }
+          />
+        }
+      />
       <Card title="New location">
         <LocationForm
           initial={emptyLocation}
@@ -75,11 +108,7 @@ export function LocationsPage({ tenantId }: { tenantId: number }) {
                       {l.name}
                     </Link>
                   </td>
-                  <td className={`${td} break-words`}>
-                    {[l.address.street, l.address.city, countryName(l.address.country)]
-                      .filter(Boolean)
-                      .join(", ")}
-                  </td>
+                  <td className={`${td} break-words`}>{address(l)}</td>
                   <td className={`${td} break-words`}>{l.time_zone}</td>
                   <td className={td}>{inZone(l.created_at, l.time_zone)}</td>
                 </tr>

@@ -1,9 +1,11 @@
 "use client";
 
-import { useQuery } from "@tanstack/react-query";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { BillLink, PaymentLink } from "../links";
 import { useState } from "react";
 import { PAYMENT_STATUSES } from "@/server/payments/payment-schema";
+import { ExportCsv, type CsvColumn } from "../csv";
+import type { V1, V1Input } from "../hooks";
 import { useTRPC } from "../trpc";
 import { Badge, Empty, PageHeader, QueryState, SelectField, Table, oneOf, td, when } from "../ui";
 import { StringPager } from "../pager";
@@ -12,6 +14,24 @@ import { usd } from "./bills";
 const STATUSES = ["", ...PAYMENT_STATUSES] as const;
 const SERVICES = ["", "simulator", "card"] as const;
 
+type Payment = V1["listPayments"]["data"][number];
+
+/** The status as the table says it, with the reason to reconcile when there is one. */
+const paymentStatus = (p: Payment) =>
+  p.needs_reconciliation ? `${p.status} (reconcile: ${p.reconciliation_reason})` : p.status;
+
+/** The table's columns for its CSV export. */
+const paymentColumns: CsvColumn<Payment>[] = [
+  { header: "Payment", value: (p) => p.id },
+  { header: "Bill", value: (p) => p.bill_id },
+  { header: "Service", value: (p) => p.service },
+  { header: "Status", value: (p) => paymentStatus(p) },
+  { header: "Held", value: (p) => usd(p.amount_minor) },
+  { header: "Captured", value: (p) => usd(p.captured_minor) },
+  { header: "Refunded", value: (p) => usd(p.refunded_minor) },
+  { header: "Created", value: (p) => p.created_at },
+];
+
 /** The project's payments as last recorded (a bill's page reads one again from the processor). */
 export function PaymentsPage({ tenantId }: { tenantId: number }) {
   const trpc = useTRPC();
@@ -19,25 +39,33 @@ export function PaymentsPage({ tenantId }: { tenantId: number }) {
   const [status, setStatus] = useState<(typeof STATUSES)[number]>("");
   const [service, setService] = useState<(typeof SERVICES)[number]>("");
   const after = cursors[cursors.length - 1];
+  const input = (after: string | undefined, limit: number): V1Input["listPayments"] => ({
+    params: { tenant_id: tenantId },
+    query: {
+      limit,
+      ...(after ? { after } : {}),
+      ...(status ? { status } : {}),
+      ...(service ? { service } : {}),
+    },
+  });
   const payments = useQuery(
-    trpc.v1.listPayments.queryOptions(
-      {
-        params: { tenant_id: tenantId },
-        query: {
-          limit: 25,
-          ...(after ? { after } : {}),
-          ...(status ? { status } : {}),
-          ...(service ? { service } : {}),
-        },
-      },
-      { refetchInterval: 5_000 },
-    ),
+    trpc.v1.listPayments.queryOptions(input(after, 25), { refetchInterval: 5_000 }),
   );
+  const client = useQueryClient();
   return (
     <>
       <PageHeader
         title="Payments"
         description="Each bill's one payment: the hold, what was captured and refunded. Newest first; open the bill to act on it."
+        actions={
+          <ExportCsv
+            filename={`payments-${tenantId}.csv`}
+            columns={paymentColumns}
+            load={(after: string | undefined) =>
+              client.fetchQuery(trpc.v1.listPayments.queryOptions(input(after, 100)))
+            }
+          />
+        }
       />
       <div className="mb-4 grid max-w-xl gap-3 sm:grid-cols-2">
         <SelectField

@@ -1,12 +1,13 @@
 "use client";
 
-import { useQuery } from "@tanstack/react-query";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
 import { SESSION_STATUSES } from "@/server/sessions/session-schema";
 import { useTRPC } from "../trpc";
-import type { V1 } from "../hooks";
-import { BillLink, StationLink } from "../links";
+import type { V1, V1Input } from "../hooks";
+import { ExportCsv, type CsvColumn } from "../csv";
+import { BillLink, StationLink, useNames } from "../links";
 import { Badge, Empty, PageHeader, QueryState, SelectField, oneOf, Table, td, when } from "../ui";
 import { StringPager } from "../pager";
 
@@ -20,26 +21,66 @@ const STATUSES = ["", ...SESSION_STATUSES] as const;
 export const usd = (minor: number | null | undefined) =>
   minor === null || minor === undefined ? "—" : `$${(minor / 100).toFixed(2)}`;
 
+/**
+ * The table's columns for its CSV export, the station by its name; the settlement reports (one
+ * more read per session) stay on the session's page.
+ */
+const sessionColumns: CsvColumn<Session & { station_name: string }>[] = [
+  { header: "Session", value: (s) => s.id },
+  { header: "Application reference", value: (s) => s.application_reference },
+  { header: "Source", value: (s) => s.source },
+  { header: "Station", value: (s) => s.station_name },
+  { header: "Bill", value: (s) => s.bill_id },
+  { header: "Created", value: (s) => s.created_at },
+  { header: "Status", value: (s) => s.status },
+  { header: "Needs reconciliation", value: (s) => (s.needs_reconciliation ? "yes" : "no") },
+  { header: "Energy (kWh)", value: (s) => s.usage?.energy_kwh },
+  {
+    header: "Cost so far",
+    value: (s) => (s.usage && !s.usage.final ? usd(s.usage.running_cost_minor) : ""),
+  },
+  { header: "Total", value: (s) => usd(s.total_minor) },
+  { header: "Net", value: (s) => usd(s.net_minor) },
+];
+
 /** Externally funded charging sessions, live: status and usage refresh every 2 s. */
 export function SessionsPage({ tenantId }: { tenantId: number }) {
   const trpc = useTRPC();
   const [cursors, setCursors] = useState<string[]>([]);
   const [status, setStatus] = useState<(typeof STATUSES)[number]>("");
   const after = cursors.at(-1);
+  const input = (after: string | undefined, limit: number): V1Input["listChargingSessions"] => ({
+    params: { tenant_id: tenantId },
+    query: { limit, ...(after ? { after } : {}), ...(status ? { status } : {}) },
+  });
   const sessions = useQuery(
-    trpc.v1.listChargingSessions.queryOptions(
-      {
-        params: { tenant_id: tenantId },
-        query: { limit: 25, ...(after ? { after } : {}), ...(status ? { status } : {}) },
-      },
-      { refetchInterval: LIVE_MS },
-    ),
+    trpc.v1.listChargingSessions.queryOptions(input(after, 25), { refetchInterval: LIVE_MS }),
   );
+  const client = useQueryClient();
+  const names = useNames(tenantId);
   return (
     <>
       <PageHeader
         title="Charging sessions"
         description="Externally funded sessions: the application takes the payment; the service runs the charger and fixes the bill. Newest first."
+        actions={
+          <ExportCsv
+            filename={`charging-sessions-${tenantId}.csv`}
+            columns={sessionColumns}
+            load={async (after: string | undefined) => {
+              const page = await client.fetchQuery(
+                trpc.v1.listChargingSessions.queryOptions(input(after, 100)),
+              );
+              const data = await Promise.all(
+                page.data.map(async (s) => ({
+                  ...s,
+                  station_name: await names.station(s.station_id),
+                })),
+              );
+              return { ...page, data };
+            }}
+          />
+        }
       />
       <div className="mb-4 max-w-xs">
         <SelectField
