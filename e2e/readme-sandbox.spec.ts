@@ -1,7 +1,7 @@
 import { expect, test } from "@playwright/test";
 import { anEmail, PASSWORD } from "./fixtures/people";
 import { startProduct, type Product } from "./fixtures/product";
-import { readmeShellBlocks, Terminal, type BlockOutput } from "./fixtures/readme";
+import { readmeShellBlocks, Terminal } from "./fixtures/readme";
 
 /**
  * README.md's "Try it without hardware", run verbatim as a new user runs it (as readme.spec.ts
@@ -30,16 +30,7 @@ test.afterAll(async () => {
 });
 
 /** Runs a README block and expects it to finish well, printing no error answer. */
-async function run(block: string | undefined, timeoutMs?: number): Promise<BlockOutput> {
-  expect(block, "the README block").toBeDefined();
-  const out = await terminal.run(block!, timeoutMs);
-  expect(out.code, `${block}\n${out.stdout}\n${out.stderr}`).toBe(0);
-  expect(
-    out.json.filter((j) => "error" in j),
-    out.stdout,
-  ).toEqual([]);
-  return out;
-}
+const run = (block: string | undefined, timeoutMs?: number) => terminal.runWell(block, timeoutMs);
 
 test("Try it without hardware: from a person's token to a refunded sandbox session, with curl", async ({
   browser,

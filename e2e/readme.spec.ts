@@ -2,7 +2,7 @@ import { expect, test, type Page } from "@playwright/test";
 import { aCharger, waitUntil } from "../testing/ocpp";
 import { anEmail, PASSWORD, shot } from "./fixtures/people";
 import { startProduct, type Product } from "./fixtures/product";
-import { readmeShellBlocks, Terminal, type BlockOutput } from "./fixtures/readme";
+import { readmeShellBlocks, Terminal } from "./fixtures/readme";
 
 /**
  * README.md's command blocks, run verbatim as a new user runs them: in one bash, in order, against
@@ -68,16 +68,7 @@ test.afterAll(async () => {
 });
 
 /** Runs a README block and expects it to finish well, printing no error answer. */
-async function run(block: string | undefined, timeoutMs?: number): Promise<BlockOutput> {
-  expect(block, "the README block").toBeDefined();
-  const out = await terminal.run(block!, timeoutMs);
-  expect(out.code, `${block}\n${out.stdout}\n${out.stderr}`).toBe(0);
-  expect(
-    out.json.filter((j) => "error" in j),
-    out.stdout,
-  ).toEqual([]);
-  return out;
-}
+const run = (block: string | undefined, timeoutMs?: number) => terminal.runWell(block, timeoutMs);
 
 const blocks: Record<string, string[]> = {};
 const blocksOf = (heading: string) => (blocks[heading] ??= readmeShellBlocks(heading));
