@@ -25,6 +25,27 @@ const link =
 
 type Sample = V1["listTransactionMeterSamples"]["data"][number];
 
+/** The charts of a transaction's samples: power and energy always, the rest where reported. */
+const CHARTS: {
+  testId: string;
+  caption: string;
+  unit: string;
+  pick: (s: Sample) => string | null;
+  always?: boolean;
+}[] = [
+  { testId: "chart-power", caption: "Power", unit: "kW", pick: (s) => s.power_kw, always: true },
+  {
+    testId: "chart-energy",
+    caption: "Energy delivered",
+    unit: "kWh",
+    pick: (s) => s.energy_kwh,
+    always: true,
+  },
+  { testId: "chart-soc", caption: "State of charge", unit: "%", pick: (s) => s.soc_percent },
+  { testId: "chart-current", caption: "Current", unit: "A", pick: (s) => s.current_a },
+  { testId: "chart-voltage", caption: "Voltage", unit: "V", pick: (s) => s.voltage_v },
+];
+
 const series = (samples: Sample[], pick: (s: Sample) => string | null): Point[] =>
   samples.map((s) => {
     const v = pick(s);
@@ -134,42 +155,15 @@ export function TransactionPage({
                 {d.truncated ? " (the first day only)" : ""}.
               </p>
               <div className="grid gap-6 lg:grid-cols-2">
-                <TimeSeries
-                  testId="chart-power"
-                  caption="Power"
-                  unit="kW"
-                  data={series(d.data, (s) => s.power_kw)}
-                />
-                <TimeSeries
-                  testId="chart-energy"
-                  caption="Energy delivered"
-                  unit="kWh"
-                  data={series(d.data, (s) => s.energy_kwh)}
-                />
-                {reported((s) => s.soc_percent) ? (
+                {CHARTS.filter((c) => c.always || reported(c.pick)).map((c) => (
                   <TimeSeries
-                    testId="chart-soc"
-                    caption="State of charge"
-                    unit="%"
-                    data={series(d.data, (s) => s.soc_percent)}
+                    key={c.testId}
+                    testId={c.testId}
+                    caption={c.caption}
+                    unit={c.unit}
+                    data={series(d.data, c.pick)}
                   />
-                ) : null}
-                {reported((s) => s.current_a) ? (
-                  <TimeSeries
-                    testId="chart-current"
-                    caption="Current"
-                    unit="A"
-                    data={series(d.data, (s) => s.current_a)}
-                  />
-                ) : null}
-                {reported((s) => s.voltage_v) ? (
-                  <TimeSeries
-                    testId="chart-voltage"
-                    caption="Voltage"
-                    unit="V"
-                    data={series(d.data, (s) => s.voltage_v)}
-                  />
-                ) : null}
+                ))}
               </div>
             </>
           )}
