@@ -133,6 +133,10 @@ test.describe.serial("locations in the console", () => {
     await shotWhenLoaded(page, "i25d-location");
     await stationRow.getByTestId("station-link").click();
     await page.waitForURL(new RegExp(`/console/t/${tenantId}/stations/${station.id}$`));
+    // the station names its location, linked, and shows its times in the location's zone
+    const where = page.getByTestId("station-location");
+    await expect(where.getByTestId("location-link")).toHaveText("King's Cross hub");
+    await expect(where).toContainText("times in Europe/London");
     await v1("DELETE", `/stations/${station.id}`);
   });
 

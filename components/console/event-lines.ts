@@ -4,6 +4,8 @@
  * or a client wrote it): it is returned as plain text for React to escape, never as markup.
  */
 
+import { money } from "./money";
+
 export type LoggedEvent = {
   sequence: number;
   type: string;
@@ -40,9 +42,10 @@ function connector(data: Record<string, unknown>, numbers: ConnectorNumbers | un
   return n === undefined ? `connector #${id}` : `connector ${n}`;
 }
 
-const money = (minor: unknown) => {
+/** The amount in the object's own currency, or null when the field is not an integer. */
+const amount = (minor: unknown, currency: unknown) => {
   const n = int(minor);
-  return n === null ? null : `$${(n / 100).toFixed(2)}`;
+  return n === null ? null : money(n, str(currency) ?? "USD");
 };
 
 const joined = (...parts: (string | null | false | undefined)[]) =>
@@ -159,7 +162,7 @@ export function describeEvent(
       action === "finalized"
         ? `bill ${id} finalized: ${joined(
             int(bill.energy_wh) !== null && `${(int(bill.energy_wh)! / 1000).toFixed(3)} kWh`,
-            money(bill.total_minor),
+            amount(bill.total_minor, bill.currency),
           )}`
         : action === "charging_stopped"
           ? `bill ${id}: charging stopped${str(d.reason) ? ` (${str(d.reason)})` : ""}`
@@ -172,9 +175,11 @@ export function describeEvent(
     const payment = rec(d.payment);
     const id = str(payment.id) ?? ev.resource_id ?? "";
     const billId = str(payment.bill_id);
-    const amount = money(payment.captured_minor) ?? money(payment.amount_minor);
+    const sum =
+      amount(payment.captured_minor, payment.currency) ??
+      amount(payment.amount_minor, payment.currency);
     return {
-      text: `payment ${id} ${PAYMENT_VERBS[action] ?? action.replaceAll("_", " ")}${amount ? `: ${amount}` : ""}`,
+      text: `payment ${id} ${PAYMENT_VERBS[action] ?? action.replaceAll("_", " ")}${sum ? `: ${sum}` : ""}`,
       ...(billId ? { target: { kind: "payment", id, billId } } : {}),
     };
   }

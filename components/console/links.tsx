@@ -48,6 +48,29 @@ function A({
   );
 }
 
+/**
+ * The time zone of a station's location (its dates are shown in it), through the same cached reads
+ * as the links; undefined while loading, without a location or without access (the browser's zone
+ * is used then).
+ */
+export function useStationZone(tenantId: number, stationId: number | null | undefined) {
+  const trpc = useTRPC();
+  const station = useQuery(
+    trpc.v1.getStation.queryOptions(
+      { params: { tenant_id: tenantId, station_id: stationId ?? 0 } },
+      { staleTime: NAME_STALE_MS, retry: false, enabled: !!stationId },
+    ),
+  );
+  const locationId = station.data?.location_id ?? null;
+  const location = useQuery(
+    trpc.v1.getLocation.queryOptions(
+      { params: { tenant_id: tenantId, location_id: locationId ?? 0 } },
+      { staleTime: NAME_STALE_MS, retry: false, enabled: locationId !== null },
+    ),
+  );
+  return location.data?.time_zone;
+}
+
 export function StationLink({ tenantId, stationId }: { tenantId: number; stationId: number }) {
   const trpc = useTRPC();
   const station = useQuery(
@@ -97,6 +120,21 @@ export function useNames(tenantId: number) {
         )
         .then((name) => (version === undefined ? name : `${name}, version ${version}`)),
   };
+}
+
+export function LocationLink({ tenantId, locationId }: { tenantId: number; locationId: number }) {
+  const trpc = useTRPC();
+  const location = useQuery(
+    trpc.v1.getLocation.queryOptions(
+      { params: { tenant_id: tenantId, location_id: locationId } },
+      { staleTime: NAME_STALE_MS, retry: false },
+    ),
+  );
+  return (
+    <A href={paths.location(tenantId, locationId)} testId="location-link" wrap="name">
+      {location.data?.name ?? `Location ${locationId}`}
+    </A>
+  );
 }
 
 export function TariffLink({

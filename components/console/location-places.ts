@@ -3,6 +3,8 @@
  * tested in server/locations/location-places.test.ts). Names come from the browser's own Intl data.
  */
 
+import { moment } from "./zoned-time";
+
 /** ISO 3166-1 alpha-2: the 249 officially assigned codes. */
 export const COUNTRY_CODES = (
   "AD AE AF AG AI AL AM AO AQ AR AS AT AU AW AX AZ BA BB BD BE BF BG BH BI BJ BL BM BN BO BQ BR BS " +
@@ -65,20 +67,7 @@ export function defaultZone(country: string, current: string): string {
 
 /** A date and time in a location's own zone, the zone named ("26 Nov 2026, 12:14:37 GMT (Europe/London)"). */
 export function inZone(iso: string, timeZone: string, locale?: string): string {
-  try {
-    const text = new Intl.DateTimeFormat(locale ?? "en-GB", {
-      timeZone,
-      dateStyle: "medium",
-      timeStyle: "medium",
-    }).format(new Date(iso));
-    const abbr =
-      new Intl.DateTimeFormat(locale ?? "en-GB", { timeZone, timeZoneName: "short" })
-        .formatToParts(new Date(iso))
-        .find((p) => p.type === "timeZoneName")?.value ?? "";
-    return `${text} ${abbr} (${timeZone})`.replace("  ", " ");
-  } catch {
-    return `${iso} (UTC)`;
-  }
+  return `${moment(iso, timeZone, locale ?? "en-GB")} (${timeZone})`;
 }
 
 /**

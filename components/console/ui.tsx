@@ -2,6 +2,7 @@
 
 import { useEffect, useId, useRef, useState, type ReactNode } from "react";
 import { httpStatusOf } from "./trpc";
+import { moment } from "./zoned-time";
 
 /** The API's error body (`{ code, message, details }`) as the console receives it. */
 export type ApiErrorBody = { code: string; message: string; details: Record<string, unknown> };
@@ -448,5 +449,6 @@ export function Table({
 
 export const td = "px-2 py-2 align-top";
 
-export const when = (iso: string | null | undefined) =>
-  iso ? new Date(iso).toLocaleString(undefined, { dateStyle: "short", timeStyle: "medium" }) : "—";
+/** A moment with its zone named, in a station's location zone when given (see `moment`). */
+export const when = (iso: string | null | undefined, timeZone?: string | null) =>
+  moment(iso, timeZone);

@@ -39,3 +39,36 @@ export function isoToWall(instant: Date, timeZone: string): string {
   const local = new Date(instant.getTime() + offsetAt(instant.getTime(), timeZone));
   return local.toISOString().slice(0, 16);
 }
+
+/**
+ * A moment as a person reads it, never ambiguous: a four-digit year, the month in words and the
+ * zone named ("Nov 26, 2026, 1:47:00 PM GMT"). In `timeZone` when given and known, else in the
+ * runtime's zone; in `locale`, else the runtime's; "—" when there is no moment.
+ */
+export function moment(
+  iso: string | null | undefined,
+  timeZone?: string | null,
+  locale?: string,
+): string {
+  if (!iso) return "—";
+  const at = new Date(iso);
+  if (Number.isNaN(at.getTime())) return "—";
+  return momentFormat(timeZone ?? undefined, locale).format(at);
+}
+
+const momentFormats = new Map<string, Intl.DateTimeFormat>();
+
+function momentFormat(timeZone: string | undefined, locale: string | undefined) {
+  const key = `${locale ?? ""} ${timeZone ?? ""}`;
+  let f = momentFormats.get(key);
+  if (!f) {
+    const style = { dateStyle: "medium", timeStyle: "long" } as const;
+    try {
+      f = new Intl.DateTimeFormat(locale, timeZone ? { ...style, timeZone } : style);
+    } catch {
+      f = new Intl.DateTimeFormat(locale, style); // a zone (or locale) this runtime does not know
+    }
+    momentFormats.set(key, f);
+  }
+  return f;
+}

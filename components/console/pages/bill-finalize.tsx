@@ -6,7 +6,7 @@ import { useV1Mutation, type V1 } from "../hooks";
 import { newRequestKey, useTRPC } from "../trpc";
 import { ConfirmDialog } from "../confirm-dialog";
 import { Button, Card, ErrorBox, TextField } from "../ui";
-import { usd } from "./bills";
+import { money } from "../money";
 
 type Bill = V1["getBill"];
 
@@ -127,7 +127,7 @@ export function FinalizeBill({ tenantId, bill }: { tenantId: number; bill: Bill 
             ? ` from ${energy.trim() || "0"} kWh${seconds ? ` over ${minutes.trim()} minutes` : ""}`
             : ` from transaction ${bill.transaction_id ?? ""}'s meter values`}
           : it can never be changed afterwards, and it is what the payment (hold{" "}
-          {usd(bill.hold_minor)}) captures.
+          {money(bill.hold_minor, bill.currency)}) captures.
         </p>
       </ConfirmDialog>
     </Card>

@@ -6,7 +6,7 @@ import { useProject } from "../context";
 import { useV1Mutation, type V1 } from "../hooks";
 import { newRequestKey, useTRPC } from "../trpc";
 import { Badge, Button, Card, QueryState, SelectField, when } from "../ui";
-import { usd } from "./bills";
+import { money } from "../money";
 import { PaymentActions, PlainError } from "./payment-actions";
 import { PaymentHistory } from "./payment-history";
 import { SessionLink } from "../links";
@@ -75,17 +75,17 @@ function PaymentFacts({ payment: p }: { payment: Payment }) {
     ["Payment", <code key="id">{p.id}</code>],
     ["Service", p.service],
     ["Status", <Badge key="s" value={p.status} testId="payment-status" />],
-    ["Held", usd(p.amount_minor)],
+    ["Held", money(p.amount_minor, p.currency)],
     [
       "Captured",
       <span key="c" data-testid="payment-captured">
-        {usd(p.captured_minor)}
+        {money(p.captured_minor, p.currency)}
       </span>,
     ],
     [
       "Refunded",
       <span key="r" data-testid="payment-refunded">
-        {usd(p.refunded_minor)}
+        {money(p.refunded_minor, p.currency)}
       </span>,
     ],
     ["Hold expires", when(p.expires_at)],

@@ -6,9 +6,16 @@ import type { V1 } from "../hooks";
 import { useTRPC } from "../trpc";
 import { Badge, Card, PageHeader, QueryState, Table, isRecord, td, when } from "../ui";
 import { FinalizeBill } from "./bill-finalize";
-import { PaymentLink, SessionLink, StationLink, TariffLink, TransactionLink } from "../links";
+import {
+  PaymentLink,
+  SessionLink,
+  StationLink,
+  TariffLink,
+  TransactionLink,
+  useStationZone,
+} from "../links";
 import { BillPayment } from "./bill-payment";
-import { usd } from "./bills";
+import { money } from "../money";
 
 type Bill = V1["getBill"];
 
@@ -57,6 +64,7 @@ export function BillPage({ tenantId, billId }: { tenantId: number; billId: strin
 }
 
 function Facts({ tenantId, bill }: { tenantId: number; bill: Bill }) {
+  const zone = useStationZone(tenantId, bill.station_id);
   const rows: [string, React.ReactNode][] = [
     ["Status", <Badge key="s" value={bill.status} testId="bill-status" />],
     ["Source", bill.source],
@@ -90,8 +98,8 @@ function Facts({ tenantId, bill }: { tenantId: number; bill: Bill }) {
     [
       "Hold",
       bill.status === "canceled"
-        ? `${usd(bill.hold_minor)}, released (the session was canceled before it started)`
-        : usd(bill.hold_minor),
+        ? `${money(bill.hold_minor, bill.currency)}, released (the session was canceled before it started)`
+        : money(bill.hold_minor, bill.currency),
     ],
     [
       "Transaction",
@@ -113,16 +121,19 @@ function Facts({ tenantId, bill }: { tenantId: number; bill: Bill }) {
       bill.needs_reconciliation ? (
         <span key="r" data-testid="bill-reconciliation" className="text-red-700 dark:text-red-300">
           Needed: the running cost passed the hold
-          {bill.hold_exceeded_at ? ` at ${when(bill.hold_exceeded_at)}` : ""}, so the hold cannot
-          pay it all; settle it with the driver.
+          {bill.hold_exceeded_at ? ` at ${when(bill.hold_exceeded_at, zone)}` : ""}, so the hold
+          cannot pay it all; settle it with the driver.
         </span>
       ) : (
         "—"
       ),
     ],
-    ["Running cost", bill.running_cost_minor === null ? "—" : usd(bill.running_cost_minor)],
-    ["Created", when(bill.created_at)],
-    ["Finalized", bill.finalized_at ? when(bill.finalized_at) : "—"],
+    [
+      "Running cost",
+      bill.running_cost_minor === null ? "—" : money(bill.running_cost_minor, bill.currency),
+    ],
+    ["Created", when(bill.created_at, zone)],
+    ["Finalized", bill.finalized_at ? when(bill.finalized_at, zone) : "—"],
   ];
   return (
     <Card title="Bill">
@@ -177,35 +188,37 @@ function Cost({ bill }: { bill: Bill }) {
         {lines.map(([label, minor]) => (
           <tr key={label}>
             <td className={td}>{label} (excl. VAT)</td>
-            <td className={td}>{usd(minor)}</td>
+            <td className={td}>{money(minor, bill.currency)}</td>
           </tr>
         ))}
         <tr>
           <td className={td}>Priced total incl. VAT</td>
-          <td className={td}>{bill.subtotal_minor === null ? "—" : usd(bill.subtotal_minor)}</td>
+          <td className={td}>
+            {bill.subtotal_minor === null ? "—" : money(bill.subtotal_minor, bill.currency)}
+          </td>
         </tr>
         {a?.group_discount ? (
           <tr>
             <td className={td}>Group discount “{a.group_discount.reference}”</td>
-            <td className={td}>−{usd(a.group_discount.discount_minor)}</td>
+            <td className={td}>−{money(a.group_discount.discount_minor, bill.currency)}</td>
           </tr>
         ) : null}
         {a?.merchant_validation ? (
           <tr>
             <td className={td}>Merchant validation “{a.merchant_validation.reference}”</td>
-            <td className={td}>−{usd(a.merchant_validation.discount_minor)}</td>
+            <td className={td}>−{money(a.merchant_validation.discount_minor, bill.currency)}</td>
           </tr>
         ) : null}
         {a?.cost_cap && a.cost_cap.reduction_minor > 0 ? (
           <tr>
-            <td className={td}>Session cost cap {usd(a.cost_cap.cap_minor)}</td>
-            <td className={td}>−{usd(a.cost_cap.reduction_minor)}</td>
+            <td className={td}>Session cost cap {money(a.cost_cap.cap_minor, bill.currency)}</td>
+            <td className={td}>−{money(a.cost_cap.reduction_minor, bill.currency)}</td>
           </tr>
         ) : null}
         <tr className="font-semibold">
           <td className={td}>Final amount</td>
           <td className={td} data-testid="bill-total">
-            {usd(bill.total_minor)}
+            {money(bill.total_minor, bill.currency)}
           </td>
         </tr>
       </Table>

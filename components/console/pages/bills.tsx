@@ -1,5 +1,6 @@
 "use client";
 
+import { money } from "../money";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
@@ -35,10 +36,6 @@ const STATUSES = [
   "canceled",
 ] as const;
 const SOURCES = ["", "csms", "simulated"] as const;
-
-/** "$4.32" from US cents. */
-export const usd = (minor: number) =>
-  `${minor < 0 ? "-" : ""}$${(Math.abs(minor) / 100).toFixed(2)}`;
 
 type Bill = V1["listBills"]["data"][number];
 
@@ -173,10 +170,12 @@ export function BillsPage({ tenantId }: { tenantId: number }) {
 }
 
 /** The final amount; before it, the hold; a canceled bill holds nothing any more. */
-export function billAmount(b: Pick<V1["getBill"], "status" | "total_minor" | "hold_minor">) {
-  if (b.total_minor !== null) return usd(b.total_minor);
+export function billAmount(
+  b: Pick<V1["getBill"], "status" | "total_minor" | "hold_minor" | "currency">,
+) {
+  if (b.total_minor !== null) return money(b.total_minor, b.currency);
   if (b.status === "canceled") return "canceled, hold released";
-  return `hold ${usd(b.hold_minor)}`;
+  return `hold ${money(b.hold_minor, b.currency)}`;
 }
 
 /** Who settles the bill: its payment, or the external session that owns the settlement. */

@@ -8,7 +8,7 @@ import { useProject } from "../context";
 import { useV1Mutation, type V1 } from "../hooks";
 import { newRequestKey, useTRPC } from "../trpc";
 import { Button, Card, ErrorBox, Loading, PageHeader, SecretOnce, Table, td, when } from "../ui";
-import { usd } from "./bills";
+import { money } from "../money";
 
 type Overview = V1["getOverview"];
 
@@ -235,7 +235,7 @@ function Usage({ usage }: { usage: NonNullable<Overview["usage"]> }) {
           <div key={name} className="rounded-md bg-slate-50 p-3 dark:bg-slate-800">
             <dt className="text-slate-700 dark:text-slate-300">{name}</dt>
             <dd className="font-semibold tabular-nums">
-              {t.energy_kwh} kWh · {usd(t.revenue_minor ?? 0)}
+              {t.energy_kwh} kWh · {money(t.revenue_minor ?? 0)}
             </dd>
           </div>
         ))}

@@ -4,7 +4,7 @@ import { useQuery } from "@tanstack/react-query";
 import type { V1 } from "../hooks";
 import { useTRPC } from "../trpc";
 import { Badge, Table, errorMessage, td, when } from "../ui";
-import { usd } from "./bills";
+import { money } from "../money";
 
 type Payment = V1["getPayment"];
 
@@ -36,7 +36,7 @@ export function PaymentHistory({ tenantId, payment }: { tenantId: number; paymen
       order: 0,
       what: "Payment created",
       status: "",
-      detail: `hold ${usd(payment.amount_minor)}`,
+      detail: `hold ${money(payment.amount_minor, payment.currency)}`,
     },
     ...payment.attempts.map((a, i) => ({
       at: a.created_at,
@@ -44,7 +44,7 @@ export function PaymentHistory({ tenantId, payment }: { tenantId: number; paymen
       what: KIND_TEXT[a.kind] ?? a.kind,
       status: a.status,
       detail: [
-        a.amount_minor === null ? null : usd(a.amount_minor),
+        a.amount_minor === null ? null : money(a.amount_minor, payment.currency),
         a.completed_at ? `done ${when(a.completed_at)}` : null,
         a.error ? `${a.error.code ?? a.error.kind}: ${a.error.message}` : null,
         `key ${a.id}`,

@@ -1,6 +1,6 @@
 import type { V1 } from "../hooks";
 import { apiError } from "../ui";
-import { usd } from "./bills";
+import { money } from "../money";
 
 type Bill = V1["getBill"];
 type Payment = V1["getPayment"];
@@ -105,15 +105,15 @@ export function actionRules(
 
 /** What a confirmed action will do, with the amounts, for its confirmation dialog. */
 export function consequence(action: PaymentAction, bill: Bill, payment: Payment): string {
-  const hold = usd(payment.amount_minor);
+  const hold = money(payment.amount_minor, payment.currency);
   if (action === "release")
     return `The ${hold} hold is freed on the payer's card; nothing is charged. This cannot be undone.`;
   if (action === "refund")
-    return `${usd(payment.captured_minor)} is refunded to the payer in full. A payment is refunded once; this cannot be undone.`;
+    return `${money(payment.captured_minor, payment.currency)} is refunded to the payer in full. A payment is refunded once; this cannot be undone.`;
   const total = bill.total_minor;
   if (total === null)
     return `The bill's final amount, once it is fixed, is charged from the ${hold} hold and the rest is released.`;
   return total === 0
     ? `The final bill is $0.00, so nothing is charged: the ${hold} hold is released instead.`
-    : `${usd(total)}, the final bill, is charged from the ${hold} hold; the remaining ${usd(payment.amount_minor - total)} is released.`;
+    : `${money(total, payment.currency)}, the final bill, is charged from the ${hold} hold; the remaining ${money(payment.amount_minor - total, payment.currency)} is released.`;
 }

@@ -9,7 +9,7 @@ import type { V1, V1Input } from "../hooks";
 import { useTRPC } from "../trpc";
 import { Badge, Empty, PageHeader, QueryState, SelectField, Table, oneOf, td, when } from "../ui";
 import { StringPager } from "../pager";
-import { usd } from "./bills";
+import { money } from "../money";
 
 const STATUSES = ["", ...PAYMENT_STATUSES] as const;
 const SERVICES = ["", "simulator", "card"] as const;
@@ -26,9 +26,9 @@ const paymentColumns: CsvColumn<Payment>[] = [
   { header: "Bill", value: (p) => p.bill_id },
   { header: "Service", value: (p) => p.service },
   { header: "Status", value: (p) => paymentStatus(p) },
-  { header: "Held", value: (p) => usd(p.amount_minor) },
-  { header: "Captured", value: (p) => usd(p.captured_minor) },
-  { header: "Refunded", value: (p) => usd(p.refunded_minor) },
+  { header: "Held", value: (p) => money(p.amount_minor, p.currency) },
+  { header: "Captured", value: (p) => money(p.captured_minor, p.currency) },
+  { header: "Refunded", value: (p) => money(p.refunded_minor, p.currency) },
   { header: "Created", value: (p) => p.created_at },
 ];
 
@@ -130,9 +130,9 @@ export function PaymentsPage({ tenantId }: { tenantId: number }) {
                       <span className="ml-1 text-xs">(reconcile: {p.reconciliation_reason})</span>
                     ) : null}
                   </td>
-                  <td className={td}>{usd(p.amount_minor)}</td>
-                  <td className={td}>{usd(p.captured_minor)}</td>
-                  <td className={td}>{usd(p.refunded_minor)}</td>
+                  <td className={td}>{money(p.amount_minor, p.currency)}</td>
+                  <td className={td}>{money(p.captured_minor, p.currency)}</td>
+                  <td className={td}>{money(p.refunded_minor, p.currency)}</td>
                   <td className={td}>{when(p.created_at)}</td>
                 </tr>
               ))}

@@ -22,7 +22,7 @@ import {
   td,
   when,
 } from "../ui";
-import { usd } from "./sessions";
+import { money } from "../money";
 
 type Session = V1["getSandboxSession"];
 type Location = V1["listSandboxLocations"]["data"][number];
@@ -302,7 +302,8 @@ function RecentSessions({ current }: { current: string | null }) {
                 </Link>
                 <Badge value={s.status} />
                 <span>
-                  {s.energy_kwh} kWh · {usd(s.bill.total_minor ?? s.cost.running_minor)}
+                  {s.energy_kwh} kWh ·{" "}
+                  {money(s.bill.total_minor ?? s.cost.running_minor, s.cost.currency)}
                 </span>
                 <span className="text-slate-500">{when(s.created_at)}</span>
               </li>
@@ -369,7 +370,7 @@ function Facts({ session: s }: { session: Session }) {
     ["Charging time (virtual)", duration(s.elapsed_seconds)],
     [
       s.bill.total_minor === null ? "Cost so far" : "Cost (final)",
-      usd(s.bill.total_minor ?? s.cost.running_minor),
+      money(s.bill.total_minor ?? s.cost.running_minor, s.cost.currency),
       "sandbox-cost",
     ],
     [
@@ -382,8 +383,9 @@ function Facts({ session: s }: { session: Session }) {
       "Payment",
       s.payment ? (
         <Link key="payment" className="underline" href={`${t}/bills/${s.bill.id}`}>
-          {s.payment.id} ({s.payment.status}; hold {usd(s.payment.amount_minor)}, captured{" "}
-          {usd(s.payment.captured_minor)}, refunded {usd(s.payment.refunded_minor)})
+          {s.payment.id} ({s.payment.status}; hold {money(s.payment.amount_minor, s.cost.currency)},
+          captured {money(s.payment.captured_minor, s.cost.currency)}, refunded{" "}
+          {money(s.payment.refunded_minor, s.cost.currency)})
         </Link>
       ) : (
         "—"
@@ -536,14 +538,14 @@ function Controls({ session: s, origin }: { session: Session; origin: string }) 
         {asking?.what === "stop" ? (
           <p>
             The virtual charger ends the transaction at {s.energy_kwh} kWh. The bill is then
-            finalized (about {usd(s.cost.running_minor)} so far, priced at{" "}
+            finalized (about {money(s.cost.running_minor, s.cost.currency)} so far, priced at{" "}
             {s.tariff.pricing_summary}) and the simulator payment captured. This cannot be undone: a
             stopped session takes no more energy.
           </p>
         ) : (
           <p>
-            The simulator payment is refunded in full ({usd(s.payment?.captured_minor)}), once. This
-            cannot be undone.
+            The simulator payment is refunded in full (
+            {money(s.payment?.captured_minor, s.cost.currency)}), once. This cannot be undone.
           </p>
         )}
       </ConfirmDialog>
@@ -621,8 +623,9 @@ function eventText(e: Event): string {
   if (typeof d.status === "string" && typeof d.previous_status === "string")
     return `${d.previous_status} → ${d.status}`;
   if (e.type === "meter.sampled" && typeof d.energy_kwh === "string") return `${d.energy_kwh} kWh`;
-  if (typeof d.total_minor === "number") return usd(d.total_minor);
-  if (typeof d.amount_minor === "number") return usd(d.amount_minor);
+  const currency = typeof d.currency === "string" ? d.currency : "USD";
+  if (typeof d.total_minor === "number") return money(d.total_minor, currency);
+  if (typeof d.amount_minor === "number") return money(d.amount_minor, currency);
   if (typeof d.status === "string") return d.status;
   return "";
 }

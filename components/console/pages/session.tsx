@@ -5,9 +5,9 @@ import Link from "next/link";
 import { useProject } from "../context";
 import { ConfirmButton } from "../confirm-button";
 import { useV1Mutation, type V1 } from "../hooks";
-import { BillLink, StationLink, TariffLink, TransactionLink } from "../links";
+import { BillLink, StationLink, TariffLink, TransactionLink, useStationZone } from "../links";
 import { useTRPC } from "../trpc";
-import { usd } from "./sessions";
+import { money } from "../money";
 import { Badge, Card, Empty, PageHeader, QueryState, Table, td, when } from "../ui";
 
 type Session = V1["getChargingSession"];
@@ -21,6 +21,7 @@ export function SessionPage({ tenantId, sessionId }: { tenantId: number; session
   const session = useQuery(
     trpc.v1.getChargingSession.queryOptions({ params }, { refetchInterval: LIVE_MS }),
   );
+  const zone = useStationZone(tenantId, session.data?.station_id);
   return (
     <QueryState query={session}>
       {(s) => (
@@ -38,13 +39,13 @@ export function SessionPage({ tenantId, sessionId }: { tenantId: number; session
             actions={<Badge testId="session-status" value={s.status} />}
           />
           <div className="grid grid-cols-1 gap-6 lg:grid-cols-2">
-            <Summary tenantId={tenantId} session={s} />
-            <Money tenantId={tenantId} session={s} />
+            <Summary tenantId={tenantId} session={s} zone={zone} />
+            <Money tenantId={tenantId} session={s} zone={zone} />
           </div>
           <Actions tenantId={tenantId} session={s} />
-          <Reports tenantId={tenantId} sessionId={sessionId} />
-          <Operations tenantId={tenantId} sessionId={sessionId} />
-          <Events tenantId={tenantId} sessionId={sessionId} />
+          <Reports tenantId={tenantId} sessionId={sessionId} zone={zone} />
+          <Operations tenantId={tenantId} sessionId={sessionId} zone={zone} />
+          <Events tenantId={tenantId} sessionId={sessionId} zone={zone} />
         </>
       )}
     </QueryState>
@@ -64,7 +65,15 @@ function Facts({ rows }: { rows: [string, React.ReactNode][] }) {
   );
 }
 
-function Summary({ tenantId, session: s }: { tenantId: number; session: Session }) {
+function Summary({
+  tenantId,
+  session: s,
+  zone,
+}: {
+  tenantId: number;
+  session: Session;
+  zone: string | undefined;
+}) {
   const u = s.usage;
   return (
     <Card title="Session" testId="session-summary">
@@ -95,8 +104,8 @@ function Summary({ tenantId, session: s }: { tenantId: number; session: Session 
             ),
           ],
           ["Energy", u ? `${u.energy_kwh} kWh` : "—"],
-          ["Started", when(u?.started_at)],
-          ["Ended", when(u?.ended_at)],
+          ["Started", when(u?.started_at, zone)],
+          ["Ended", when(u?.ended_at, zone)],
           [
             "Reconciliation",
             s.needs_reconciliation ? s.reconciliation_reasons.join(", ") : "not needed",
@@ -107,17 +116,25 @@ function Summary({ tenantId, session: s }: { tenantId: number; session: Session 
   );
 }
 
-function Money({ tenantId, session: s }: { tenantId: number; session: Session }) {
+function Money({
+  tenantId,
+  session: s,
+  zone,
+}: {
+  tenantId: number;
+  session: Session;
+  zone: string | undefined;
+}) {
   return (
     <Card title="Money (USD)" testId="session-money">
       <Facts
         rows={[
-          ["Running cost", usd(s.usage?.running_cost_minor)],
-          ["Total", usd(s.total_minor)],
-          ["Captured", usd(s.captured_minor)],
-          ["Refunded", usd(s.refunded_minor)],
-          ["Uncollected", usd(s.uncollected_minor)],
-          ["Net", usd(s.net_minor)],
+          ["Running cost", money(s.usage?.running_cost_minor, s.currency)],
+          ["Total", money(s.total_minor, s.currency)],
+          ["Captured", money(s.captured_minor, s.currency)],
+          ["Refunded", money(s.refunded_minor, s.currency)],
+          ["Uncollected", money(s.uncollected_minor, s.currency)],
+          ["Net", money(s.net_minor, s.currency)],
           [
             "Bill",
             <span key="b">
@@ -125,7 +142,7 @@ function Money({ tenantId, session: s }: { tenantId: number; session: Session })
               {s.status === "canceled" ? " (canceled: nothing owed, nothing held)" : ""}
             </span>,
           ],
-          ["Finalized", when(s.finalized_at)],
+          ["Finalized", when(s.finalized_at, zone)],
         ]}
       />
     </Card>
@@ -198,7 +215,15 @@ function Actions({ tenantId, session: s }: { tenantId: number; session: Session 
   );
 }
 
-function Reports({ tenantId, sessionId }: { tenantId: number; sessionId: string }) {
+function Reports({
+  tenantId,
+  sessionId,
+  zone,
+}: {
+  tenantId: number;
+  sessionId: string;
+  zone: string | undefined;
+}) {
   const trpc = useTRPC();
   const reports = useQuery(
     trpc.v1.listChargingSessionSettlementReports.queryOptions(
@@ -220,13 +245,13 @@ function Reports({ tenantId, sessionId }: { tenantId: number; sessionId: string 
           >
             {d.data.map((r) => (
               <tr key={r.id} data-testid="report-row">
-                <td className={td}>{when(r.received_at)}</td>
+                <td className={td}>{when(r.received_at, zone)}</td>
                 <td className={td}>{r.kind}</td>
                 <td className={td}>{r.operation_reference}</td>
                 <td className={td}>
                   <Badge value={r.outcome} />
                 </td>
-                <td className={td}>{usd(r.amount_minor)}</td>
+                <td className={td}>{money(r.amount_minor, r.currency)}</td>
                 <td className={td}>{r.actor_id}</td>
               </tr>
             ))}
@@ -237,7 +262,15 @@ function Reports({ tenantId, sessionId }: { tenantId: number; sessionId: string 
   );
 }
 
-function Operations({ tenantId, sessionId }: { tenantId: number; sessionId: string }) {
+function Operations({
+  tenantId,
+  sessionId,
+  zone,
+}: {
+  tenantId: number;
+  sessionId: string;
+  zone: string | undefined;
+}) {
   const trpc = useTRPC();
   const operations = useQuery(
     trpc.v1.listChargingSessionOperations.queryOptions(
@@ -256,7 +289,7 @@ function Operations({ tenantId, sessionId }: { tenantId: number; sessionId: stri
           <Table label="Operations" head={["Created", "Scope", "Status", "Result"]}>
             {d.data.map((o) => (
               <tr key={o.id} data-testid="operation-row">
-                <td className={td}>{when(o.created_at)}</td>
+                <td className={td}>{when(o.created_at, zone)}</td>
                 <td className={td}>{o.scope}</td>
                 <td className={td}>
                   <Badge value={o.status} />
@@ -276,7 +309,15 @@ const resultText = (result: Record<string, unknown> | null) => {
   return error?.code ?? (typeof result?.charger_status === "string" ? result.charger_status : "—");
 };
 
-function Events({ tenantId, sessionId }: { tenantId: number; sessionId: string }) {
+function Events({
+  tenantId,
+  sessionId,
+  zone,
+}: {
+  tenantId: number;
+  sessionId: string;
+  zone: string | undefined;
+}) {
   const trpc = useTRPC();
   const events = useQuery(
     trpc.v1.listChargingSessionEvents.queryOptions(
@@ -296,7 +337,7 @@ function Events({ tenantId, sessionId }: { tenantId: number; sessionId: string }
             {d.data.map((e) => (
               <tr key={e.id} data-testid="event-row">
                 <td className={td}>{e.sequence}</td>
-                <td className={td}>{when(e.created_at)}</td>
+                <td className={td}>{when(e.created_at, zone)}</td>
                 <td className={td}>{e.type}</td>
                 <td className={td}>
                   {typeof e.data.status === "string"

@@ -1,5 +1,6 @@
 "use client";
 
+import { money } from "../money";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
@@ -17,10 +18,6 @@ type Report = V1["listChargingSessionSettlementReports"]["data"][number];
 const LIVE_MS = 2_000;
 const STATUSES = ["", ...SESSION_STATUSES] as const;
 
-/** US cents as dollars. */
-export const usd = (minor: number | null | undefined) =>
-  minor === null || minor === undefined ? "—" : `$${(minor / 100).toFixed(2)}`;
-
 /**
  * The table's columns for its CSV export, the station by its name; the settlement reports (one
  * more read per session) stay on the session's page.
@@ -37,10 +34,10 @@ const sessionColumns: CsvColumn<Session & { station_name: string }>[] = [
   { header: "Energy (kWh)", value: (s) => s.usage?.energy_kwh },
   {
     header: "Cost so far",
-    value: (s) => (s.usage && !s.usage.final ? usd(s.usage.running_cost_minor) : ""),
+    value: (s) => (s.usage && !s.usage.final ? money(s.usage.running_cost_minor, s.currency) : ""),
   },
-  { header: "Total", value: (s) => usd(s.total_minor) },
-  { header: "Net", value: (s) => usd(s.net_minor) },
+  { header: "Total", value: (s) => money(s.total_minor, s.currency) },
+  { header: "Net", value: (s) => money(s.net_minor, s.currency) },
 ];
 
 /** Externally funded charging sessions, live: status and usage refresh every 2 s. */
@@ -145,12 +142,12 @@ function SessionRow({ tenantId, session: s }: { tenantId: number; session: Sessi
         {s.usage ? `${s.usage.energy_kwh} kWh` : "—"}
         {s.usage && !s.usage.final ? (
           <div className="text-xs text-slate-600 dark:text-slate-400">
-            so far {usd(s.usage.running_cost_minor)}
+            so far {money(s.usage.running_cost_minor, s.currency)}
           </div>
         ) : null}
       </td>
-      <td className={td}>{usd(s.total_minor)}</td>
-      <td className={td}>{usd(s.net_minor)}</td>
+      <td className={td}>{money(s.total_minor, s.currency)}</td>
+      <td className={td}>{money(s.net_minor, s.currency)}</td>
       <td className={td}>
         <ReportsInline tenantId={tenantId} sessionId={s.id} />
       </td>
@@ -179,4 +176,4 @@ function ReportsInline({ tenantId, sessionId }: { tenantId: number; sessionId: s
 }
 
 export const reportLine = (r: Report) =>
-  `${r.kind} ${r.operation_reference}: ${r.outcome} ${usd(r.amount_minor)}`;
+  `${r.kind} ${r.operation_reference}: ${r.outcome} ${money(r.amount_minor, r.currency)}`;

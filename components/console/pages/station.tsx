@@ -1,5 +1,6 @@
 "use client";
 
+import { LocationLink, useStationZone } from "../links";
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
@@ -30,6 +31,7 @@ const LIVE_MS = 2_000;
 
 /** One station, live: refreshed every 2 s without reloading the page. */
 export function StationPage({ tenantId, stationId }: { tenantId: number; stationId: number }) {
+  const zone = useStationZone(tenantId, stationId);
   const trpc = useTRPC();
   const params = { tenant_id: tenantId, station_id: stationId };
   const station = useQuery(
@@ -91,8 +93,19 @@ export function StationPage({ tenantId, stationId }: { tenantId: number; station
                 </dd>
                 <dt className="text-slate-500">Protocol</dt>
                 <dd>{s.protocol ?? "—"}</dd>
+                <dt className="text-slate-500">Location</dt>
+                <dd data-testid="station-location">
+                  {s.location_id === null ? (
+                    "None (times in your browser's zone)"
+                  ) : (
+                    <>
+                      <LocationLink tenantId={tenantId} locationId={s.location_id} />
+                      {zone ? ` · times in ${zone}` : ""}
+                    </>
+                  )}
+                </dd>
                 <dt className="text-slate-500">Last seen</dt>
-                <dd>{when(s.last_seen)}</dd>
+                <dd>{when(s.last_seen, zone)}</dd>
                 <dt className="text-slate-500">Charger</dt>
                 <dd>
                   {s.boot
@@ -129,7 +142,7 @@ export function StationPage({ tenantId, stationId }: { tenantId: number; station
               <Table head={["Opened", "EVSE", "Error", "Info", "Vendor code"]}>
                 {s.open_faults.map((f) => (
                   <tr key={f.fault_id} data-testid="fault-row">
-                    <td className={td}>{when(f.opened_at)}</td>
+                    <td className={td}>{when(f.opened_at, zone)}</td>
                     <td className={td}>{f.evse_number ?? "station"}</td>
                     <td className={td}>{f.error_code}</td>
                     <td className={td}>{f.info}</td>
@@ -150,7 +163,7 @@ export function StationPage({ tenantId, stationId }: { tenantId: number; station
                 <Table head={["When", "Action", "Status", "Outcome"]}>
                   {d.data.map((o) => (
                     <tr key={o.id} data-testid="operation-row">
-                      <td className={td}>{when(o.created_at)}</td>
+                      <td className={td}>{when(o.created_at, zone)}</td>
                       <td className={td}>{o.action}</td>
                       <td className={td}>
                         <Badge value={o.status} />

@@ -1,5 +1,6 @@
 "use client";
 
+import { money } from "../money";
 import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { OCPI_TARIFF_FIELDS } from "@/server/pricing/ocpi-fields";
@@ -26,8 +27,6 @@ import {
 } from "../ui";
 
 type Tariff = V1["getTariff"];
-
-const money = (minor: number) => `$${(minor / 100).toFixed(2)}`;
 
 /** Each dimension's name and its billed volume in the unit a person reads. */
 const DIMENSIONS: Record<string, { label: string; volume: (v: number) => string }> = {
@@ -512,26 +511,26 @@ function PriceResult({ q, testId }: { q: Priced; testId: string }) {
           <tr key={name}>
             <td className={td}>{DIMENSIONS[name]?.label ?? name}</td>
             <td className={td}>{DIMENSIONS[name]?.volume(d.volume) ?? d.volume}</td>
-            <td className={td}>{money(d.excl_vat_minor)}</td>
-            <td className={td}>{money(d.incl_vat_minor)}</td>
+            <td className={td}>{money(d.excl_vat_minor, q.currency)}</td>
+            <td className={td}>{money(d.incl_vat_minor, q.currency)}</td>
           </tr>
         ))}
         {q.price_bound.applied ? (
           <tr>
             <td className={td}>{BOUNDS[q.price_bound.applied] ?? q.price_bound.applied}</td>
             <td className={td} />
-            <td className={td}>{money(q.price_bound.excl_vat_minor)}</td>
-            <td className={td}>{money(q.price_bound.incl_vat_minor)}</td>
+            <td className={td}>{money(q.price_bound.excl_vat_minor, q.currency)}</td>
+            <td className={td}>{money(q.price_bound.incl_vat_minor, q.currency)}</td>
           </tr>
         ) : null}
         <tr className="font-semibold">
           <td className={td}>Total</td>
           <td className={td} />
           <td className={td} data-testid={`${testId}-total`}>
-            {money(q.total.excl_vat_minor)}
+            {money(q.total.excl_vat_minor, q.currency)}
           </td>
           <td className={td} data-testid={`${testId}-total-incl`}>
-            {money(q.total.incl_vat_minor)}
+            {money(q.total.incl_vat_minor, q.currency)}
           </td>
         </tr>
       </Table>

@@ -1,5 +1,6 @@
 "use client";
 
+import { useStationZone } from "../links";
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { TimeSeries, type Point } from "../charts";
@@ -17,7 +18,7 @@ import {
   td,
   when,
 } from "../ui";
-import { usd } from "./bills";
+import { money } from "../money";
 import { cost, duration } from "./transactions";
 
 const link =
@@ -68,6 +69,7 @@ export function TransactionPage({
       { refetchInterval: (q) => (q.state.data?.status === "ended" ? false : 3_000) },
     ),
   );
+  const zone = useStationZone(tenantId, tx.data?.station_id);
   const active = tx.data?.status !== "ended";
   const samples = useQuery(
     trpc.v1.listTransactionMeterSamples.queryOptions(
@@ -123,8 +125,8 @@ export function TransactionPage({
       <Card title="Summary">
         <dl className="grid grid-cols-2 gap-x-6 gap-y-2 text-sm sm:grid-cols-4">
           {[
-            ["Started", when(t.started_at)],
-            ["Ended", when(t.ended_at)],
+            ["Started", when(t.started_at, zone)],
+            ["Ended", when(t.ended_at, zone)],
             ["Duration", duration(t)],
             ["Energy", `${t.energy_kwh} kWh`],
             ["Token", t.id_token ?? (t.bill ? "the bill's charging token" : "—")],
@@ -151,7 +153,8 @@ export function TransactionPage({
             <>
               <p className="mb-3 text-sm text-slate-600 dark:text-slate-400">
                 {d.data.length} sample{d.data.length === 1 ? "" : "s"} from{" "}
-                {when(d.data[0]?.sampled_at)} to {when(d.data.at(-1)?.sampled_at)}, a point each
+                {when(d.data[0]?.sampled_at, zone)} to {when(d.data.at(-1)?.sampled_at, zone)}, a
+                point each
                 {d.truncated ? " (the first day only)" : ""}.
               </p>
               <div className="grid gap-6 lg:grid-cols-2">
@@ -184,9 +187,9 @@ export function TransactionPage({
           <div className="grid gap-2 text-sm">
             <p className="text-base font-semibold" data-testid="transaction-cost-amount">
               {b.total_minor !== null
-                ? `${usd(b.total_minor)} (final)`
+                ? `${money(b.total_minor, b.currency)} (final)`
                 : b.running_cost_minor !== null
-                  ? `${usd(b.running_cost_minor)} so far`
+                  ? `${money(b.running_cost_minor, b.currency)} so far`
                   : "Not priced yet"}
             </p>
             <p data-testid="transaction-cost-words">
@@ -195,15 +198,15 @@ export function TransactionPage({
             </p>
             {b.adjustments ? (
               <p>
-                Before adjustments {usd(b.adjustments.before_minor)}
+                Before adjustments {money(b.adjustments.before_minor, b.currency)}
                 {b.adjustments.group_discount
-                  ? `, group discount −${usd(b.adjustments.group_discount.discount_minor)}`
+                  ? `, group discount −${money(b.adjustments.group_discount.discount_minor, b.currency)}`
                   : ""}
                 {b.adjustments.merchant_validation
-                  ? `, merchant validation −${usd(b.adjustments.merchant_validation.discount_minor)}`
+                  ? `, merchant validation −${money(b.adjustments.merchant_validation.discount_minor, b.currency)}`
                   : ""}
                 {b.adjustments.cost_cap
-                  ? `, capped at ${usd(b.adjustments.cost_cap.cap_minor)}`
+                  ? `, capped at ${money(b.adjustments.cost_cap.cap_minor, b.currency)}`
                   : ""}
                 .
               </p>
@@ -273,7 +276,7 @@ export function TransactionPage({
                     </Link>
                   </td>
                   <td className={td}>{e.type}</td>
-                  <td className={td}>{when(e.created_at)}</td>
+                  <td className={td}>{when(e.created_at, zone)}</td>
                 </tr>
               ))}
             </Table>

@@ -19,7 +19,7 @@ import {
   td,
   when,
 } from "../ui";
-import { usd } from "./bills";
+import { money } from "../money";
 
 type Transaction = V1["listTransactions"]["data"][number];
 
@@ -37,7 +37,9 @@ export function duration(t: Pick<Transaction, "started_at" | "ended_at" | "durat
 }
 
 export const cost = (t: Transaction) =>
-  t.bill?.cost_minor == null ? "—" : `${usd(t.bill.cost_minor)}${t.bill.final ? "" : " so far"}`;
+  t.bill?.cost_minor == null
+    ? "—"
+    : `${money(t.bill.cost_minor, t.bill.currency)}${t.bill.final ? "" : " so far"}`;
 
 /** The columns of the table and of its CSV export, in the same order. */
 export const transactionColumns: CsvColumn<Transaction>[] = [
