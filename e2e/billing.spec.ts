@@ -61,7 +61,8 @@ test("an owner connects the project's Stripe account through onboarding, then di
   // Linking an account Stripe does not know is refused with the API's message
   await page.getByLabel("Existing Stripe account ID (optional)").fill("acct_nosuchaccount");
   await page.getByRole("button", { name: "Connect with Stripe" }).click();
-  await expect(page.getByTestId("field-errors")).toContainText("account_ref");
+  await expect(page.getByTestId("field-errors")).toContainText("Existing Stripe account ID");
+  await expect(page.getByTestId("error-state")).not.toContainText("account_ref");
 
   await page.getByLabel("Existing Stripe account ID (optional)").fill("");
   await page.getByRole("button", { name: "Connect with Stripe" }).click();

@@ -21,6 +21,7 @@ export function ConfirmButton({
   variant,
   disabledReason,
   ariaLabel,
+  describedBy,
   testId,
 }: {
   label: ReactNode;
@@ -33,6 +34,8 @@ export function ConfirmButton({
   variant?: "primary" | "secondary" | "danger";
   disabledReason?: string | null;
   ariaLabel?: string;
+  /** the id of words beside the button (why it is disabled, say) */
+  describedBy?: string;
   testId?: string;
 }) {
   const [open, setOpen] = useState(false);
@@ -45,6 +48,7 @@ export function ConfirmButton({
         variant={variant ?? (danger ? "danger" : "secondary")}
         disabledReason={disabledReason}
         aria-label={ariaLabel}
+        aria-describedby={describedBy}
         data-testid={testId}
         onClick={() => {
           setError(null);

@@ -3,7 +3,15 @@
 import { useMemo, useState, useSyncExternalStore } from "react";
 import type { V1 } from "./hooks";
 import { allTimeZones, countryName, countryOptions, defaultZone, zonesOf } from "./location-places";
-import { apiError, Button, errorMessage, Field, fieldErrors, inputStyles } from "./ui";
+import {
+  apiError,
+  Button,
+  errorMessage,
+  Field,
+  fieldErrors,
+  inputStyles,
+  selectStyles,
+} from "./ui";
 
 type Location = V1["getLocation"];
 
@@ -207,7 +215,7 @@ export function LocationForm({
             name="country"
             value={v.country}
             onChange={set("country")}
-            className={inputStyles}
+            className={selectStyles}
           >
             <option value="">Choose a country…</option>
             {countryListed ? null : <option value={v.country}>{countryName(v.country)}</option>}
@@ -234,7 +242,7 @@ export function LocationForm({
             name="time_zone"
             value={v.time_zone}
             onChange={set("time_zone")}
-            className={inputStyles}
+            className={selectStyles}
           >
             <option value="">Choose a time zone…</option>
             {zoneListed ? null : <option value={v.time_zone}>{v.time_zone}</option>}

@@ -1,13 +1,14 @@
 "use client";
 
 import Link from "next/link";
-import { usePathname } from "next/navigation";
+import { usePathname, useSearchParams } from "next/navigation";
 import { useEffect, useId, useRef, useState, type ReactNode } from "react";
 import { useMe, useProjectAccess } from "./context";
 
 function NavLink({ href, children }: { href: string; children: ReactNode }) {
   const path = usePathname();
-  const active = path === href || path.startsWith(`${href}/`);
+  const target = href.split("?")[0] ?? href;
+  const active = path === target || path.startsWith(`${target}/`);
   return (
     <Link
       href={href}
@@ -117,6 +118,52 @@ function Switcher({
   );
 }
 
+/** Where the project last visited in this tab is remembered (its id and the page's path). */
+const LAST_PROJECT = "console:last-project";
+
+/**
+ * The project the team pages were reached from: `?from=` (the team links of the shell carry it),
+ * else the project last visited in this tab, if it belongs to the team. A project page
+ * remembers itself; the team pages keep the project's navigation and a link back to it.
+ */
+function useProjectContext(tenantId: number | null, path: string) {
+  const from = Number(useSearchParams().get("from"));
+  const [remembered, setRemembered] = useState<{ id: number; path: string } | null>(null);
+  useEffect(() => {
+    try {
+      if (tenantId !== null) {
+        window.sessionStorage.setItem(LAST_PROJECT, JSON.stringify({ id: tenantId, path }));
+        return;
+      }
+      const raw = window.sessionStorage.getItem(LAST_PROJECT);
+      const parsed: unknown = raw ? JSON.parse(raw) : null;
+      if (
+        typeof parsed === "object" &&
+        parsed !== null &&
+        "id" in parsed &&
+        "path" in parsed &&
+        typeof parsed.id === "number" &&
+        typeof parsed.path === "string" &&
+        parsed.path.startsWith(`/console/t/${parsed.id}`)
+      )
+        setRemembered({ id: parsed.id, path: parsed.path });
+    } catch {
+      // storage unavailable (private mode, blocked): `?from=` still carries the context
+    }
+  }, [tenantId, path]);
+  if (Number.isSafeInteger(from) && from > 0)
+    return {
+      id: from,
+      path: remembered?.id === from ? remembered.path : `/console/t/${from}/overview`,
+    };
+  return remembered;
+}
+
+const TEAM_PAGES: Record<string, string> = {
+  projects: "Projects",
+  members: "Members and invites",
+};
+
 /** The signed-in frame: top bar with team and project switcher, side navigation, sign-out. */
 export function ConsoleShell({ children }: { children: ReactNode }) {
   const path = usePathname();
@@ -125,19 +172,27 @@ export function ConsoleShell({ children }: { children: ReactNode }) {
   const [open, setOpen] = useState(false);
   useEffect(() => setOpen(false), [path]);
   const tenantMatch = /^\/console\/t\/(\d+)/.exec(path);
-  const teamMatch = /^\/console\/teams\/(\d+)/.exec(path);
+  const teamMatch = /^\/console\/teams\/(\d+)(?:\/([a-z-]+))?/.exec(path);
   const tenantId = tenantMatch ? Number(tenantMatch[1]) : null;
+  const context = useProjectContext(tenantId, path);
   const memberTeam =
     data?.teams.find((t) => t.projects.some((p) => p.id === tenantId)) ??
     data?.teams.find((t) => t.id === Number(teamMatch?.[1]));
   const team = memberTeam ?? (tenantId === null ? data?.teams[0] : undefined);
-  const memberProject = team?.projects.find((p) => p.id === tenantId) ?? null;
+  // On a team's pages, the project they were reached from (one of this team's) stays the
+  // project of the navigation, so the way back is one click.
+  const contextProject =
+    teamMatch && context ? (team?.projects.find((p) => p.id === context.id) ?? null) : null;
+  const memberProject = team?.projects.find((p) => p.id === tenantId) ?? contextProject;
   // A project of a team the person is not in: platform staff reach it through their platform role.
   const outside = useProjectAccess(data && tenantId !== null && !memberProject ? tenantId : null);
   const staffProject = outside.data;
   const project = memberProject ?? (staffProject ? { id: staffProject.tenant_id } : null);
   const section = tenantMatch ? path.slice(tenantMatch[0].length) || "/stations" : "/stations";
   const sectionRoot = `/${section.split("/")[1] ?? "stations"}`;
+  // Team links keep the project they leave from.
+  const fromQuery = memberProject ? `?from=${memberProject.id}` : "";
+  const teamPage = teamMatch ? TEAM_PAGES[teamMatch[2] ?? ""] : undefined;
 
   return (
     <div className="min-h-screen">
@@ -194,7 +249,7 @@ export function ConsoleShell({ children }: { children: ReactNode }) {
                   current: p.id === memberProject?.id,
                 }))}
                 footer={{
-                  href: `/console/teams/${team.id}/projects`,
+                  href: `/console/teams/${team.id}/projects${fromQuery}`,
                   label: "All projects of this team",
                   current: false,
                 }}
@@ -257,15 +312,53 @@ export function ConsoleShell({ children }: { children: ReactNode }) {
           {team ? (
             <>
               <p className="mt-4 px-3 pb-1 text-xs font-semibold text-slate-500 uppercase">Team</p>
-              <NavLink href={`/console/teams/${team.id}/projects`}>Projects</NavLink>
-              <NavLink href={`/console/teams/${team.id}/members`}>Members and invites</NavLink>
+              <NavLink href={`/console/teams/${team.id}/projects${fromQuery}`}>Projects</NavLink>
+              <NavLink href={`/console/teams/${team.id}/members${fromQuery}`}>
+                Members and invites
+              </NavLink>
             </>
           ) : null}
           <p className="mt-4 px-3 pb-1 text-xs font-semibold text-slate-500 uppercase">You</p>
           <NavLink href="/console/sandbox">Sandbox</NavLink>
           <NavLink href="/console/invites">Invitations</NavLink>
         </nav>
-        <main className="min-w-0 flex-1">{children}</main>
+        <main className="min-w-0 flex-1">
+          {teamMatch && team ? (
+            <div className="mb-4 flex flex-wrap items-center justify-between gap-2 text-sm">
+              <nav aria-label="Breadcrumb" data-testid="team-breadcrumb">
+                <ol className="flex flex-wrap items-center gap-1">
+                  <li>
+                    <span className="text-slate-600 dark:text-slate-400">Team </span>
+                    <Link
+                      href={`/console/teams/${team.id}/projects${fromQuery}`}
+                      className="inline-block py-0.5 text-teal-800 underline dark:text-teal-300"
+                    >
+                      {team.name}
+                    </Link>
+                  </li>
+                  {teamPage ? (
+                    <li aria-current="page">
+                      <span aria-hidden className="px-1 text-slate-500">
+                        /
+                      </span>
+                      {teamPage}
+                    </li>
+                  ) : null}
+                </ol>
+              </nav>
+              {contextProject && context ? (
+                <Link
+                  href={context.path}
+                  data-testid="back-to-project"
+                  className="inline-block py-0.5 text-teal-800 underline dark:text-teal-300"
+                >
+                  ← Back to {contextProject.name}
+                </Link>
+              ) : null}
+            </div>
+          ) : null}
+          {children}
+        </main>
       </div>
     </div>
   );

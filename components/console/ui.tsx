@@ -27,7 +27,48 @@ export function apiError(error: unknown): ApiErrorBody | null {
   };
 }
 
-export function errorMessage(error: unknown): string {
+/**
+ * A refused field's path (`body.address.country`, `elements[0].price_components.0.price`) in words
+ * ("Country", "Element 1, price component 1, price"): the part (body, query, path) is dropped, a
+ * list's index is the item's number, underscores are spaces. `labels` names a field as its form
+ * does (by its last segment or its whole path).
+ */
+export function fieldWords(path: string, labels: Record<string, string> = {}): string {
+  const parts = path.split(/[.[\]]/).filter(Boolean);
+  if (["body", "query", "path", "params", "header"].includes(parts[0] ?? "")) parts.shift();
+  const joined = parts.join(".");
+  const last = parts[parts.length - 1] ?? "";
+  const named = labels[joined] ?? labels[last];
+  if (named) return named;
+  if (parts.length === 0) return "The request";
+  const words: string[] = [];
+  parts.forEach((part, i) => {
+    const next = parts[i + 1];
+    if (/^\d+$/.test(part)) return;
+    const spaced = part.replace(/_/g, " ");
+    if (next !== undefined && /^\d+$/.test(next)) {
+      const one = spaced.endsWith("ies")
+        ? `${spaced.slice(0, -3)}y`
+        : spaced.endsWith("s")
+          ? spaced.slice(0, -1)
+          : spaced;
+      words.push(`${one} ${Number(next) + 1}`);
+    } else words.push(spaced);
+  });
+  const text = words.join(", ");
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+/**
+ * A failed call in words: the API's message, or, when it refused named fields (whose message
+ * names their paths), each field in words with its reason. Never the error's code.
+ */
+export function errorMessage(error: unknown, labels: Record<string, string> = {}): string {
+  const fields = fieldErrors(error);
+  if (fields.length > 0)
+    return `Check ${fields.length === 1 ? "this field" : "these fields"}: ${fields
+      .map((f) => `${fieldWords(f.field, labels)}: ${f.message.replace(/\.$/, "")}`)
+      .join("; ")}.`;
   return (
     apiError(error)?.message ??
     (error instanceof Error ? error.message : null) ??
@@ -151,27 +192,43 @@ export function Empty({ title, children }: { title: string; children?: ReactNode
   );
 }
 
-export function ErrorBox({ error, retry }: { error: unknown; retry?: () => void }) {
+/**
+ * A failed call, said in words: the API's message, or each refused field in words (`fieldWords`).
+ * The API's error code is kept in `data-error-code` for debugging and tests, never shown.
+ * `labels` names fields as the page's form does.
+ */
+export function ErrorBox({
+  error,
+  retry,
+  labels,
+}: {
+  error: unknown;
+  retry?: () => void;
+  labels?: Record<string, string>;
+}) {
   const body = apiError(error);
+  const fields = fieldErrors(error);
   return (
     <div
       role="alert"
       data-testid="error-state"
+      data-error-code={body?.code}
       className="rounded-md border border-red-200 bg-red-50 p-4 text-sm text-red-800 dark:border-red-900 dark:bg-red-950 dark:text-red-200"
     >
-      <p>
-        {errorMessage(error)}
-        {body ? <code className="ml-2 text-xs">({body.code})</code> : null}
-      </p>
-      {fieldErrors(error).length ? (
-        <ul className="mt-2 list-disc pl-5" data-testid="field-errors">
-          {fieldErrors(error).map((f, i) => (
-            <li key={i}>
-              <code>{f.field}</code>: {f.message}
-            </li>
-          ))}
-        </ul>
-      ) : null}
+      {fields.length ? (
+        <>
+          <p>{fields.length === 1 ? "Check this field:" : "Check these fields:"}</p>
+          <ul className="mt-2 list-disc pl-5" data-testid="field-errors">
+            {fields.map((f, i) => (
+              <li key={i} data-field={f.field}>
+                <strong>{fieldWords(f.field, labels)}</strong>: {f.message}
+              </li>
+            ))}
+          </ul>
+        </>
+      ) : (
+        <p>{errorMessage(error)}</p>
+      )}
       {retry ? (
         <Button className="mt-3" onClick={retry}>
           Retry
@@ -258,6 +315,16 @@ export function Field({
 export const inputStyles =
   "mt-1 block w-full rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm focus:border-teal-600 focus:ring-2 focus:ring-teal-600 focus:outline-none dark:border-slate-700 dark:bg-slate-950";
 
+/**
+ * A select as wide as its longest option: at least its box's width (`min-w-full`), never narrower
+ * than its options (`w-auto` keeps its own width in a grid or flex row, where a percentage width
+ * would let it be squeezed), and never wider than a phone's screen less the page's margins.
+ */
+export const selectStyles = inputStyles.replace(
+  "w-full",
+  "w-auto min-w-full max-w-[calc(100vw-4rem)]",
+);
+
 export function TextField({
   label,
   hint,
@@ -286,18 +353,29 @@ export function TextField({
 
 export function SelectField({
   label,
+  hint,
   children,
   ...props
-}: React.SelectHTMLAttributes<HTMLSelectElement> & { label: string }) {
+}: React.SelectHTMLAttributes<HTMLSelectElement> & { label: string; hint?: string }) {
   const id = useId();
   return (
     <div className="block text-sm">
       <label htmlFor={id} className="font-medium">
         {label}
       </label>
-      <select id={id} {...props} className={inputStyles}>
+      <select
+        id={id}
+        {...props}
+        className={selectStyles}
+        aria-describedby={hint ? `${id}-hint` : undefined}
+      >
         {children}
       </select>
+      {hint ? (
+        <span id={`${id}-hint`} className="mt-1 block text-xs text-slate-600 dark:text-slate-400">
+          {hint}
+        </span>
+      ) : null}
     </div>
   );
 }

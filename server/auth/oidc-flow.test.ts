@@ -66,6 +66,33 @@ describe("the built-in OpenID Connect provider", () => {
     expect(refused?.searchParams.get("error")).toBe("Wrong email or password.");
   });
 
+  it("sends a refused sign-up back to its form with the name and email typed, never the password", async () => {
+    const email = `taken-${Date.now()}@example.com`;
+    await signUp(db(), { name: "First", email, password: "correct horse battery" });
+    const refuse = async (fields: Record<string, string>) =>
+      followed(
+        await handleSignUp(
+          delivered("/interaction/some-uid/signup", {
+            method: "POST",
+            body: new URLSearchParams(fields),
+          }),
+          "some-uid",
+        ),
+      );
+    const taken = await refuse({ name: "Ada Lovelace", email, password: "correct horse battery" });
+    expect(taken.pathname).toBe("/interaction/some-uid");
+    expect(taken.searchParams.get("mode")).toBe("signup");
+    expect(taken.searchParams.get("field")).toBe("email");
+    expect(taken.searchParams.get("name")).toBe("Ada Lovelace");
+    expect(taken.searchParams.get("email")).toBe(email);
+    const short = await refuse({ name: "Ada", email: `new-${email}`, password: "short" });
+    expect(short.searchParams.get("field")).toBe("password");
+    expect(short.searchParams.get("name")).toBe("Ada");
+    expect(short.searchParams.get("email")).toBe(`new-${email}`);
+    expect(short.searchParams.has("password")).toBe(false);
+    expect([...short.searchParams.values()]).not.toContain("short");
+  });
+
   it("slows password guessing: after 10 attempts a minute for one email, even the right password waits", async () => {
     const email = `guess-${Date.now()}@example.com`;
     await signUp(db(), { name: "G", email, password: "correct horse battery" });

@@ -69,13 +69,22 @@ export async function handleLogin(request: Request, uid: string): Promise<Respon
   return finishLogin(uid, userId);
 }
 
+/**
+ * What a refused sign-up gives back to its form, so the person need not type it again: the name
+ * and the email (cut to their longest allowed lengths), never the password.
+ */
+const typed = (fields: Record<string, string>) => ({
+  name: (fields.name ?? "").slice(0, 100),
+  email: (fields.email ?? "").slice(0, 254),
+});
+
 /** POST /interaction/{uid}/signup: name, email and password; signs the new account in. */
 export async function handleSignUp(request: Request, uid: string): Promise<Response> {
   const fields = await form(request);
   if (!(await withinLimit(`signup:${clientAddress(request)}`, SIGNUPS_PER_MINUTE))) {
     return back(uid, {
       mode: "signup",
-      email: (fields.email ?? "").slice(0, 254),
+      ...typed(fields),
       error: "Too many sign-ups from here; wait a minute and try again.",
     });
   }
@@ -83,7 +92,7 @@ export async function handleSignUp(request: Request, uid: string): Promise<Respo
   if (!result.ok) {
     return back(uid, {
       mode: "signup",
-      email: (fields.email ?? "").slice(0, 254),
+      ...typed(fields),
       error: result.message,
       ...(result.field ? { field: result.field } : {}),
     });

@@ -13,7 +13,13 @@ export default async function InteractionPage({
   searchParams,
 }: {
   params: Promise<{ uid: string }>;
-  searchParams: Promise<{ mode?: string; error?: string; field?: string; email?: string }>;
+  searchParams: Promise<{
+    mode?: string;
+    error?: string;
+    field?: string;
+    email?: string;
+    name?: string;
+  }>;
 }) {
   const { uid } = await params;
   const query = await searchParams;
@@ -47,7 +53,13 @@ export default async function InteractionPage({
       ) : null}
       <form method="post" action={`${base}/${signup ? "signup" : "login"}`} noValidate={false}>
         {signup ? (
-          <Field label="Name" name="name" autoComplete="name" error={fieldError("name")} />
+          <Field
+            label="Name"
+            name="name"
+            autoComplete="name"
+            defaultValue={query.name}
+            error={fieldError("name")}
+          />
         ) : null}
         <Field
           label="Email"

@@ -145,13 +145,14 @@ export function ApiKeysPage({ tenantId }: { tenantId: number }) {
               </p>
             ) : null}
           </fieldset>
-          <div className="mt-3 max-w-xs">
+          <div className="mt-3 w-fit max-w-full">
             <SelectField
               label="API version"
+              hint="Latest moves with each new release; a pinned key keeps its version's answers."
               value={version}
               onChange={(e) => setVersion(oneOf(["", ...API_VERSIONS], e.target.value, ""))}
             >
-              <option value="">Latest ({API_VERSIONS[0]}), moving with new releases</option>
+              <option value="">Latest ({API_VERSIONS[0]})</option>
               {API_VERSIONS.map((v) => (
                 <option key={v} value={v}>
                   Pinned to {v}

@@ -204,7 +204,12 @@ function AccountCard({
           </div>
         </form>
       )}
-      {connect.error ? <ErrorBox error={connect.error} /> : null}
+      {connect.error ? (
+        <ErrorBox
+          error={connect.error}
+          labels={{ account_ref: "Existing Stripe account ID", country: "Country" }}
+        />
+      ) : null}
       {disconnect.error ? <ErrorBox error={disconnect.error} /> : null}
     </Card>
   );

@@ -21,6 +21,7 @@ import {
   PageHeader,
   QueryState,
   SelectField,
+  selectStyles,
   Table,
   td,
   when,
@@ -349,7 +350,7 @@ function RegisterStation({ tenantId, onDone }: { tenantId: number; onDone: () =>
               {(a) => (
                 <select
                   {...a}
-                  className={inputStyles}
+                  className={selectStyles}
                   value={form.location_id}
                   onChange={(e) => set("location_id", e.target.value)}
                 >

@@ -8,7 +8,7 @@ import {
   type restrictionsSchema,
 } from "@/server/pricing/tariff-schema";
 import type { V1 } from "../hooks";
-import { Button, inputStyles, isRecord } from "../ui";
+import { Button, inputStyles, isRecord, selectStyles } from "../ui";
 
 export type ComponentDraft = { type: string; price: string; vat: string; step_size: string };
 export type ElementDraft = { components: ComponentDraft[]; restrictions: Record<string, string> };
@@ -154,6 +154,7 @@ export function ElementsEditor({
   const setElement = (i: number, e: ElementDraft) =>
     onChange({ ...draft, elements: draft.elements.map((x, j) => (j === i ? e : x)) });
   const cell = `${inputStyles} mt-0.5 py-1 text-xs`;
+  const selectCell = `${selectStyles} mt-0.5 py-1 text-xs`;
   return (
     <div className="space-y-4">
       <div className="grid gap-3 sm:grid-cols-4">
@@ -212,7 +213,7 @@ export function ElementsEditor({
               <div key={k} className="mb-2 grid grid-cols-2 gap-2 sm:grid-cols-5 sm:items-end">
                 <Small label="Dimension" error={errors.get(`${at}.type`)}>
                   <select
-                    className={cell}
+                    className={selectCell}
                     value={c.type}
                     onChange={(e) => setC({ type: e.target.value })}
                   >
@@ -310,7 +311,7 @@ export function ElementsEditor({
             <div className="mt-2 max-w-xs">
               <Small label="Prices" error={errors.get(`elements.${i}.restrictions.reservation`)}>
                 <select
-                  className={cell}
+                  className={selectCell}
                   value={el.restrictions.reservation ?? ""}
                   onChange={(e) =>
                     setElement(i, {

@@ -15,6 +15,7 @@ import {
   Card,
   Empty,
   ErrorBox,
+  errorMessage,
   PageHeader,
   QueryState,
   SelectField,
@@ -141,70 +142,122 @@ export function MembersPage({ teamId }: { teamId: number }) {
       <PageHeader title="Members and invitations" description={team?.name} />
       <Card title="Members">
         <QueryState query={members}>
-          {(d) => (
-            <Table head={["Person", "Role", "Joined", ""]}>
-              {d.data.map((m) => (
-                <tr key={m.user_id} data-testid="member-row">
-                  <td className={td}>
-                    {m.name ?? m.email}
-                    <span className="block text-xs text-slate-500">{m.email}</span>
-                  </td>
-                  <td className={td}>
-                    <label className="sr-only" htmlFor={`role-${m.user_id}`}>
-                      Role of {m.email}
-                    </label>
-                    <select
-                      id={`role-${m.user_id}`}
-                      value={m.role}
-                      disabled={!manages}
-                      title={reason ?? undefined}
-                      className="rounded border border-slate-300 bg-white px-2 py-1 text-sm dark:border-slate-700 dark:bg-slate-900"
-                      onChange={(e) =>
-                        void changeRole
-                          .run({
-                            params: { team_id: teamId, user_id: m.user_id },
-                            body: { role: oneOf(TEAM_ROLES, e.target.value, m.role) },
-                          })
-                          .catch(() => undefined)
-                      }
-                    >
-                      {TEAM_ROLES.map((r) => (
-                        <option key={r}>{r}</option>
-                      ))}
-                    </select>
-                    <span className="mt-1 block max-w-xs text-xs text-slate-600 dark:text-slate-400">
-                      {ROLE_WORDS[m.role]}
-                    </span>
-                  </td>
-                  <td className={td}>{when(m.joined_at)}</td>
-                  <td className={td}>
-                    {m.user_id === me?.user.id || manages ? (
-                      <ConfirmButton
-                        label={m.user_id === me?.user.id ? "Leave" : "Remove"}
-                        ariaLabel={
-                          m.user_id === me?.user.id ? "Leave the team" : `Remove ${m.email}`
-                        }
-                        title={
-                          m.user_id === me?.user.id
-                            ? `Leave ${team?.name ?? "this team"}?`
-                            : `Remove ${m.name ?? m.email}?`
-                        }
-                        confirmLabel={m.user_id === me?.user.id ? "Leave team" : "Remove member"}
-                        run={() => remove.run({ params: { team_id: teamId, user_id: m.user_id } })}
-                      >
-                        {m.user_id === me?.user.id
-                          ? "You lose access to every project of this team at once; only an invitation brings you back."
-                          : `${m.email} loses access to every project of this team at once (in the console and with their access tokens). Only a new invitation brings them back.`}
-                      </ConfirmButton>
-                    ) : null}
-                  </td>
-                </tr>
-              ))}
-            </Table>
-          )}
+          {(d) => {
+            const owners = d.data.filter((m) => m.role === "owner").length;
+            return (
+              <Table head={["Person", "Role", "Joined", ""]}>
+                {d.data.map((m) => {
+                  const self = m.user_id === me?.user.id;
+                  // The API refuses to leave a team without an owner (409 last_owner): said before.
+                  const soleOwner = m.role === "owner" && owners === 1;
+                  const removeReason = soleOwner
+                    ? self
+                      ? "You are the only owner: make another member an owner first."
+                      : `${m.name ?? m.email} is the only owner: make another member an owner first.`
+                    : null;
+                  const removeFailed =
+                    remove.error && remove.variables?.params.user_id === m.user_id
+                      ? remove.error
+                      : null;
+                  const roleFailed =
+                    changeRole.error && changeRole.variables?.params.user_id === m.user_id
+                      ? changeRole.error
+                      : null;
+                  return (
+                    <tr key={m.user_id} data-testid="member-row">
+                      <td className={td}>
+                        {m.name ?? m.email}
+                        <span className="block text-xs text-slate-500">{m.email}</span>
+                      </td>
+                      <td className={td}>
+                        <label className="sr-only" htmlFor={`role-${m.user_id}`}>
+                          Role of {m.email}
+                        </label>
+                        <select
+                          id={`role-${m.user_id}`}
+                          value={m.role}
+                          disabled={!manages}
+                          title={reason ?? undefined}
+                          aria-describedby={roleFailed ? `role-error-${m.user_id}` : undefined}
+                          className="rounded border border-slate-300 bg-white px-2 py-1 text-sm dark:border-slate-700 dark:bg-slate-900"
+                          onChange={(e) =>
+                            void changeRole
+                              .run({
+                                params: { team_id: teamId, user_id: m.user_id },
+                                body: { role: oneOf(TEAM_ROLES, e.target.value, m.role) },
+                              })
+                              .catch(() => undefined)
+                          }
+                        >
+                          {TEAM_ROLES.map((r) => (
+                            <option key={r}>{r}</option>
+                          ))}
+                        </select>
+                        <span className="mt-1 block max-w-xs text-xs text-slate-600 dark:text-slate-400">
+                          {ROLE_WORDS[m.role]}
+                        </span>
+                        {roleFailed ? (
+                          <span
+                            id={`role-error-${m.user_id}`}
+                            role="alert"
+                            data-testid="member-error"
+                            className="mt-1 block max-w-xs text-xs text-red-700 dark:text-red-300"
+                          >
+                            {errorMessage(roleFailed)}
+                          </span>
+                        ) : null}
+                      </td>
+                      <td className={td}>{when(m.joined_at)}</td>
+                      <td className={td}>
+                        {self || manages ? (
+                          <>
+                            <ConfirmButton
+                              label={self ? "Leave" : "Remove"}
+                              ariaLabel={self ? "Leave the team" : `Remove ${m.email}`}
+                              title={
+                                self
+                                  ? `Leave ${team?.name ?? "this team"}?`
+                                  : `Remove ${m.name ?? m.email}?`
+                              }
+                              confirmLabel={self ? "Leave team" : "Remove member"}
+                              disabledReason={removeReason}
+                              describedBy={
+                                removeReason || removeFailed
+                                  ? `remove-words-${m.user_id}`
+                                  : undefined
+                              }
+                              run={() =>
+                                remove.run({ params: { team_id: teamId, user_id: m.user_id } })
+                              }
+                            >
+                              {self
+                                ? "You lose access to every project of this team at once; only an invitation brings you back."
+                                : `${m.email} loses access to every project of this team at once (in the console and with their access tokens). Only a new invitation brings them back.`}
+                            </ConfirmButton>
+                            {removeReason || removeFailed ? (
+                              <span
+                                id={`remove-words-${m.user_id}`}
+                                role={removeFailed ? "alert" : undefined}
+                                data-testid={removeFailed ? "member-error" : "remove-reason"}
+                                className={`mt-1 block max-w-[14rem] text-xs ${
+                                  removeFailed
+                                    ? "text-red-700 dark:text-red-300"
+                                    : "text-slate-600 dark:text-slate-400"
+                                }`}
+                              >
+                                {removeFailed ? errorMessage(removeFailed) : removeReason}
+                              </span>
+                            ) : null}
+                          </>
+                        ) : null}
+                      </td>
+                    </tr>
+                  );
+                })}
+              </Table>
+            );
+          }}
         </QueryState>
-        {changeRole.error ? <ErrorBox error={changeRole.error} /> : null}
-        {remove.error ? <ErrorBox error={remove.error} /> : null}
       </Card>
       <Card title="Invite someone">
         <form
