@@ -1,5 +1,6 @@
 "use client";
 
+import { Outcome } from "./station-commands";
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useProject } from "../context";
@@ -294,7 +295,9 @@ function Operations({
                 <td className={td}>
                   <Badge value={o.status} />
                 </td>
-                <td className={td}>{resultText(o.result)}</td>
+                <td className={td}>
+                  <Outcome operation={o} />
+                </td>
               </tr>
             ))}
           </Table>
@@ -303,11 +306,6 @@ function Operations({
     </Card>
   );
 }
-
-const resultText = (result: Record<string, unknown> | null) => {
-  const error = result?.error as { code?: string } | undefined;
-  return error?.code ?? (typeof result?.charger_status === "string" ? result.charger_status : "—");
-};
 
 function Events({
   tenantId,

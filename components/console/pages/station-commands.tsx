@@ -261,8 +261,9 @@ export function Commands({
 }
 
 /**
- * An operation's result in words (what the charger answered, or the error's code and message),
- * with the raw result one click away. Charger-supplied values are rendered as text only.
+ * An operation's result in words (what the charger answered, or the error's message; its code in
+ * `data-error-code`), with the raw result one click away. Charger-supplied values are rendered as
+ * text only. The station's commands and a charging session's operations both show it.
  */
 export function Outcome({ operation, testId }: { operation: Operation; testId?: string }) {
   const result = operation.result;
@@ -272,17 +273,20 @@ export function Outcome({ operation, testId }: { operation: Operation; testId?: 
     ) : null;
   }
   const error = result.error;
-  const words =
+  const refused =
     typeof error === "object" && error !== null && "code" in error && "message" in error
-      ? `${String(error.code)}: ${String(error.message)}`
-      : typeof result.charger_status === "string"
-        ? `Charger answered ${result.charger_status}`
-        : typeof result.applied === "string"
-          ? `Password ${result.applied === "pushed" ? "pushed to the charger" : "stored for the next connection"}`
-          : "Done";
+      ? { code: String(error.code), message: String(error.message) }
+      : null;
+  const words = refused
+    ? refused.message
+    : typeof result.charger_status === "string"
+      ? `Charger answered ${result.charger_status}`
+      : typeof result.applied === "string"
+        ? `Password ${result.applied === "pushed" ? "pushed to the charger" : "stored for the next connection"}`
+        : "Done";
   return (
     <details className="inline-block max-w-full align-top">
-      <summary className="cursor-pointer" data-testid={testId}>
+      <summary className="cursor-pointer" data-testid={testId} data-error-code={refused?.code}>
         {words}
       </summary>
       <code className="block text-xs break-all">{JSON.stringify(result)}</code>
