@@ -35,8 +35,8 @@
  *   Subscriptions, Billing meter events and Invoices, with controls for the person on the setup
  *   page and for invoices opened, failing and paid; platform events (no `account`).
  *
- * What it does not: any other endpoint or parameter (price ids, customers, other payment
- * methods, tax, application fees, 3-D Secure itself: only the state an unfinished one leaves, with
+ * What it does not: any other endpoint or parameter (for card payments: price ids, customers,
+ * other payment methods; tax, application fees, 3-D Secure itself: only the state an unfinished one leaves, with
  * no `next_action`), list endpoints, expansion other than
  * latest_charge, minimum capture amounts, the charge-level fields Stripe sets when a hold is
  * released or partially captured (the fake leaves amount_refunded to refunds alone), API

@@ -264,7 +264,7 @@ async function perform(
           return;
         throw error;
       });
-      return async () => ({ payment_method: methodRef });
+      return () => Promise.resolve({ payment_method: methodRef });
     }
     case "sync_subscription": {
       const mode = request.mode as InvoicingMode;
@@ -290,7 +290,7 @@ async function perform(
         },
         call.id,
       );
-      return async () => ({ identifier: call.id, value: Number(request.value) });
+      return () => Promise.resolve({ identifier: call.id, value: Number(request.value) });
     }
     default:
       throw new ProcessorError("invalid", `unknown call kind ${call.kind}`);
