@@ -27,9 +27,9 @@ import {
  *
  * Kinds (`request` is the call's input):
  * - `setup_session` { method, success_url, cancel_url }: a Checkout Session in `setup` mode for the
- *   team's Customer (made first, under the key `<id>:customer`, when the team has none yet).
+ *   team's Customer (made first, under the key `team-<id>-customer`, when the team has none yet).
  * - `set_default` { payment_method }: the Customer's default for invoices; then the Subscription
- *   to the metered price, made once per team (`<id>:subscription`) when there is none.
+ *   to the metered price, made once per team (`team-<id>-subscription`) when there is none.
  * - `detach` { payment_method }: the card or bank account leaves the Customer.
  * - `sync_subscription` { mode }: the Subscription's collection method follows the team's
  *   invoicing mode (made, with a Customer, when there is none yet: invoicing needs one).
@@ -57,6 +57,10 @@ export const teamBillingCallJob = defineJob({
     });
   },
 });
+
+/** Stripe's Idempotency-Keys of the team's one Customer and one Subscription. */
+export const customerKey = (teamId: number) => `team-${teamId}-customer`;
+export const subscriptionKey = (teamId: number) => `team-${teamId}-subscription`;
 
 export const callJobId = (callId: string) => `${teamBillingCallJob.id}:${callId}`;
 
@@ -173,7 +177,11 @@ async function perform(
   const teamId = call.teamId;
   const profile = await db.teamBilling.findUniqueOrThrow({ where: { teamId } });
   const request = call.request as Record<string, unknown>;
-  // Each prerequisite has its own key, derived from this call's: asked again, Stripe replays it.
+  // A team has one Customer and one Subscription: each is made under a key of the team's own, so
+  // two calls that need it at once (a card and a bank account saved together) get the same object
+  // from Stripe, and asking again replays it. Its parameters may differ between two such calls
+  // (the team renamed, the invoicing switched): Stripe then refuses the second (a reused key,
+  // uncertain), whose retry finds the first one's object stored and uses it.
   const customerRef = async () => {
     if (profile.customerRef) return profile.customerRef;
     const team = await db.team.findUniqueOrThrow({
@@ -189,14 +197,14 @@ async function perform(
     });
     return stripe.createCustomer(
       { teamId, name: team.name, email: team.members[0]?.user.email ?? null },
-      `${call.id}:customer`,
+      customerKey(teamId),
     );
   };
   const subscriptionRef = async (customer: string, mode: InvoicingMode) =>
     profile.subscriptionRef ??
     stripe.createSubscription(
       { customerRef: customer, priceId: config.priceId, mode, teamId },
-      `${call.id}:subscription`,
+      subscriptionKey(teamId),
     );
   // Stored only where nothing is stored yet: a concurrent call's customer is kept, never replaced.
   const storeRefs = async (tx: DbTx, refs: { customerRef?: string; subscriptionRef?: string }) => {

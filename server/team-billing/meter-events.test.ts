@@ -15,7 +15,7 @@ import {
 import { call } from "../../testing/api";
 import { callJobId } from "./billing-calls";
 import { useTeamBilling } from "./stripe-billing";
-import { monthOf, recordUsage } from "./usage";
+import { monthOf, recordAllUsage, recordUsage } from "./usage";
 
 // Usage records reported to Stripe's meter by a real runner process (the ocpp process's job
 // runner serves the same definition), its SDK against the Stripe fake; SIGKILLed after Stripe
@@ -142,11 +142,12 @@ describe("monthly usage reported to Stripe's meter", () => {
     expect(read.body.data[0]).toMatchObject({ active_chargers: 8, reported_active_chargers: 3 });
   }, 90_000);
 
-  it("a team without a subscription (no method on file) is measured but not reported", async () => {
-    const t = await aBillingTeam();
+  it("the usage job measures a team that charged but has no method on file, and reports nothing for it", async () => {
+    const t = await aBillingTeam(); // no billing profile yet
     await chargersActive(t.tenantId, t.key, 6);
-    await db().teamBilling.create({ data: { teamId: t.teamId } });
-    expect(await recordUsage(db(), t.teamId, monthOf(new Date()), new Date())).toBeNull();
+    const before = await db().teamBillingCall.count();
+    await recordAllUsage(db(), new Date());
+    expect(await db().teamBillingCall.count()).toBe(before);
     expect(
       await db().teamUsage.findUniqueOrThrow({
         where: { teamId_month: { teamId: t.teamId, month: monthOf(new Date()) } },

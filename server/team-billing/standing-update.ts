@@ -109,8 +109,18 @@ export const billingEventJob = defineJob({
     const now = ctx.now();
     await inTransaction(ctx.db, async (tx) => {
       if (!(await ctx.holds(tx))) return;
-      const teamId = invoice ? await storeInvoice(tx, invoice, now) : null;
-      if (teamId !== null) await updateStanding(tx, teamId, now, config.graceDays);
+      const owner = invoice
+        ? await tx.teamBilling.findFirst({
+            where: { customerRef: invoice.customerRef },
+            select: { teamId: true },
+          })
+        : null;
+      if (invoice && owner) {
+        // the lock order: the team's billing row before its invoices
+        await lockProfile(tx, owner.teamId);
+        await storeInvoice(tx, invoice, now);
+        await updateStanding(tx, owner.teamId, now, config.graceDays);
+      }
       await tx.processorEvent.updateMany({ where: { id: event_id }, data: { processedAt: now } });
     });
   },

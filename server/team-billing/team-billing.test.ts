@@ -61,7 +61,7 @@ describe("a card", () => {
     expect(create.idempotencyKey).toBe(journal[0]!.id);
     expect(
       fake.requests.find((r) => r.path === "/v1/customers" && r.method === "POST")?.idempotencyKey,
-    ).toBe(`${journal[0]!.id}:customer`);
+    ).toBe(`team-${t.teamId}-customer`);
 
     // back on the console before finishing: a redirect is no proof, nothing is on file
     const early = await call("POST", billingPath(t.teamId, "/payment-method/sync"), {

@@ -92,13 +92,18 @@ export const usageJob = defineCronJob({
 
 export async function recordAllUsage(db: Db, now: Date) {
   if (!teamBilling()) return;
-  const teams = await db.teamBilling.findMany({ select: { teamId: true } });
   const current = monthOf(now);
   const months = [current];
   if (now.getTime() - current.getTime() < 3 * 86_400_000)
     months.push(monthOf(new Date(current.getTime() - 1)));
-  for (const { teamId } of teams)
-    for (const month of months) await recordUsage(db, teamId, month, now);
+  // teams with a billing profile, and every team whose projects charged in these months
+  const teams = await db.$queryRaw<{ team_id: number }[]>`
+    SELECT team_id FROM team_billing
+    UNION
+    SELECT DISTINCT n.team_id FROM transactions t JOIN tenants n ON n.id = t.tenant_id
+    WHERE n.kind = 'project' AND t.started_at >= ${months.at(-1)!} AND t.started_at <= ${now}`;
+  for (const { team_id } of teams)
+    for (const month of months) await recordUsage(db, team_id, month, now);
 }
 
 /** The team's usage by month, newest first: this month's live, earlier ones as recorded. */
