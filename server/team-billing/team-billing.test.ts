@@ -129,6 +129,24 @@ describe("a card", () => {
     expect(saved.body.billing.card).toMatchObject({ last4: "4242" });
   });
 
+  it("deleted: detached from the Customer, no default left, and the plan's project limit is back", async () => {
+    const t = await aBillingTeam();
+    const saved = await aMethodOnFile(fake, t.teamId, t.owner.token);
+    const pm = saved.billing.card.id as string;
+    const removed = await call("DELETE", billingPath(t.teamId, "/payment-method"), {
+      key: t.owner.token,
+    });
+    expect(removed.status).toBe(200);
+    expect(removed.body).toMatchObject({ card: null, default_method: null, project_limit: 2 });
+    expect(fake.billing.methods.get(pm)?.customer).toBeNull();
+    const detach = fake.requests.find((r) => r.path === `/v1/payment_methods/${pm}/detach`)!;
+    const journal = await db().teamBillingCall.findFirstOrThrow({
+      where: { teamId: t.teamId, kind: "detach" },
+    });
+    expect(journal.status).toBe("succeeded");
+    expect(detach.idempotencyKey).toBe(journal.id);
+  });
+
   it("without a method on file a team has the plan's 2 projects; with one, more", async () => {
     const t = await aBillingTeam(); // one project already
     expect((await newProject(t.teamId, t.owner.token)).status).toBe(201);
@@ -318,8 +336,7 @@ describe("invoices and suspension, from the platform's signed webhooks", () => {
     await aMethodOnFile(fake, t.teamId, t.owner.token);
     const invoice = fake.billing.openInvoice(await customerOf(t.teamId), 900);
     const [event] = fake.takeEvents().filter((e) => e.type === "invoice.finalized");
-    const { payload } = fake.sign(event!, { secret: "whsec_other" });
-    const forged = fake.sign(event!, { secret: "whsec_other" }).signature;
+    const { payload, signature: forged } = fake.sign(event!, { secret: "whsec_other" });
     const { receiveStripeBillingWebhook } = await import("../http/stripe-billing-webhook");
     const res = await receiveStripeBillingWebhook(
       new Request("http://localhost/api/stripe/billing-webhook", {
