@@ -47,9 +47,15 @@ export async function requireNotSuspended(tx: DbTx, teamId: number): Promise<voi
   );
 }
 
-/** `requireNotSuspended` for a project's team. */
+/**
+ * `requireNotSuspended` for a project's team. The team's sandbox is no project and costs nothing
+ * (its virtual chargers never count), so it is never refused.
+ */
 export async function requireTenantNotSuspended(tx: DbTx, tenantId: number): Promise<void> {
   if (!teamBilling()) return;
-  const tenant = await tx.tenant.findUnique({ where: { id: tenantId }, select: { teamId: true } });
-  if (tenant) await requireNotSuspended(tx, tenant.teamId);
+  const tenant = await tx.tenant.findUnique({
+    where: { id: tenantId },
+    select: { teamId: true, kind: true },
+  });
+  if (tenant?.kind === "project") await requireNotSuspended(tx, tenant.teamId);
 }

@@ -13,6 +13,7 @@ import {
   teamBillingOverFake,
   TEST_PRICE,
 } from "../../testing/team-billing";
+import { ensureSandbox } from "../sandbox/provision";
 import { sweepStanding } from "./standing-update";
 import { useTeamBilling } from "./stripe-billing";
 
@@ -329,6 +330,16 @@ describe("invoices and suspension, from the platform's signed webhooks", () => {
         })
       ).status,
     ).toBe(201);
+  });
+
+  it("a suspended team's sandbox is still provisioned: its virtual chargers cost nothing", async () => {
+    const t = await aBillingTeam();
+    await db().teamBilling.create({
+      data: { teamId: t.teamId, status: "suspended", suspendedAt: new Date() },
+    });
+    expect((await newProject(t.teamId, t.owner.token)).body.error.code).toBe("billing_suspended");
+    const sandbox = await ensureSandbox(db(), t.teamId);
+    expect(await db().station.count({ where: { tenantId: sandbox } })).toBe(3);
   });
 
   it("refuses an unsigned or wrongly signed delivery (400) and acts on nothing", async () => {
