@@ -422,6 +422,10 @@ export async function startStripeFake(
     injectFault(method: "GET" | "POST", path: string | RegExp, fault: Fault, times = 1) {
       faults.push({ method, path, fault, left: times });
     },
+    /** Stripe forgets the stored result of a key (it keeps one 24 hours) */
+    forgetKey(key: string, account = "platform") {
+      results.delete(`${account}\u0000${key}`);
+    },
     /** no fault injected so far applies any more */
     clearFaults() {
       faults.length = 0;

@@ -81,6 +81,9 @@ export async function newCall(
   return call;
 }
 
+/** Calls are asked again for this long after they began (Stripe keeps a key 24 hours). */
+export const CALL_FOLLOW_LIMIT_MS = 23 * 3_600_000;
+
 /** How long a request waits for its calls before answering what it has. */
 export const CALL_WAIT_MS = 3_000;
 
@@ -308,13 +311,16 @@ async function perform(
 /**
  * Calls still `pending` or `unknown` whose job ended (its tries ran out, or its runner died on
  * the last one) get a new job for the same call, so the same key: every call is followed until
- * Stripe settles it. Run by the usage job.
+ * Stripe settles it, for 23 hours. Stripe keeps a key 24 hours: asked later, the same key could
+ * act a second time, so an older call stays `unknown` for a person to look at (its id finds it
+ * in Stripe's request log). Run by the usage job.
  */
 export async function followCalls(db: Db, now: Date) {
   const stuck = await db.$queryRaw<{ id: string }[]>`
     SELECT c.id FROM team_billing_calls c LEFT JOIN jobs j ON j.id = c.job_id
     WHERE c.status IN ('pending', 'unknown')
       AND (j.id IS NULL OR j.status IN ('succeeded', 'failed'))
+      AND c.created_at > ${new Date(now.getTime() - CALL_FOLLOW_LIMIT_MS)}
     ORDER BY c.created_at LIMIT 100`;
   for (const { id } of stuck) {
     await db.$transaction(async (tx) => {

@@ -13,7 +13,8 @@ import {
   teamBillingOverFake,
 } from "../../testing/team-billing";
 import { call } from "../../testing/api";
-import { callJobId } from "./billing-calls";
+import { runJobNow } from "../jobs/run-now";
+import { callJobId, followCalls, teamBillingCallJob } from "./billing-calls";
 import { useTeamBilling } from "./stripe-billing";
 import { monthOf, recordAllUsage, recordUsage } from "./usage";
 
@@ -153,5 +154,45 @@ describe("monthly usage reported to Stripe's meter", () => {
         where: { teamId_month: { teamId: t.teamId, month: monthOf(new Date()) } },
       }),
     ).toMatchObject({ activeChargers: 6, billableReported: 0 });
+  });
+
+  it("a call whose job ended unanswered is asked again with the same key, for 23 hours", async () => {
+    const t = await aBillingTeam();
+    await aMethodOnFile(fake, t.teamId, t.owner.token);
+    await chargersActive(t.tenantId, t.key, 6);
+    const call1 = (await recordUsage(db(), t.teamId, monthOf(new Date()), new Date()))!;
+    // Stripe answered 500 (stored for the key) on every try: the job's tries ran out
+    fake.injectFault("POST", "/v1/billing/meter_events", { kind: "error500" });
+    await runJobNow({ db: db(), definitions: [teamBillingCallJob], jobId: call1.jobId });
+    await db().job.update({ where: { id: call1.jobId }, data: { status: "failed" } });
+    await db().teamBillingCall.update({ where: { id: call1.id }, data: { status: "unknown" } });
+    // an older one is left for a person
+    const old = await db().teamBillingCall.create({
+      data: {
+        id: "tbc_old",
+        teamId: t.teamId,
+        kind: "meter_event",
+        status: "unknown",
+        request: { value: 1, timestamp: new Date().toISOString() },
+        jobId: "team-billing.call:gone",
+        createdAt: new Date(Date.now() - 24 * 3_600_000),
+      },
+    });
+    expect(await followCalls(db(), new Date())).toBe(1);
+    const followed = await db().teamBillingCall.findUniqueOrThrow({ where: { id: call1.id } });
+    expect(followed.jobId).not.toBe(call1.jobId);
+    expect((await db().teamBillingCall.findUniqueOrThrow({ where: { id: old.id } })).status).toBe(
+      "unknown",
+    );
+    // Stripe replays its stored 500 for the key until it lapses; here the fake forgets it
+    fake.forgetKey(call1.id);
+    await runJobNow({ db: db(), definitions: [teamBillingCallJob], jobId: followed.jobId });
+    expect((await db().teamBillingCall.findUniqueOrThrow({ where: { id: call1.id } })).status).toBe(
+      "succeeded",
+    );
+    const sends = fake.requests.filter(
+      (r) => r.path === "/v1/billing/meter_events" && r.idempotencyKey === call1.id,
+    );
+    expect(sends.map((r) => r.status)).toEqual([500, 200]);
   });
 });
