@@ -20,6 +20,9 @@ import {
 } from "./payments/payment-sweeps";
 import { processorEventJob } from "./payments/processor-event-job";
 import { sandboxSessionJobDefinition } from "./sandbox/session-job";
+import { teamBillingCallJob } from "./team-billing/billing-calls";
+import { billingEventJob, standingSweepJob } from "./team-billing/standing-update";
+import { usageJob } from "./team-billing/usage";
 import { deliverWebhook } from "./webhooks/deliver-webhook";
 
 /**
@@ -43,4 +46,8 @@ export const BACKGROUND_JOBS: readonly JobDefinition[] = [
   accountAttemptJob,
   sandboxSessionJobDefinition,
   displaySyncJob(),
+  teamBillingCallJob,
+  billingEventJob,
+  standingSweepJob,
+  usageJob,
 ];

@@ -110,6 +110,34 @@ describe("configuration", () => {
       parseEnv({ OIDC_ISSUER: "login", OIDC_CLIENT_ID: "a", OIDC_CLIENT_SECRET: "b" }),
     ).toThrow(/OIDC_ISSUER must be a URL/);
   });
+  it("turns team billing on only with the platform key, its webhook secret and the metered price", () => {
+    expect(parseEnv({}).teamBilling).toBeNull();
+    // the card payments' key alone leaves team billing off: nothing is limited
+    expect(parseEnv({ STRIPE_SECRET_KEY: "sk_test_abc123" }).teamBilling).toBeNull();
+    expect(
+      parseEnv({ STRIPE_SECRET_KEY: "sk_test_abc123", STRIPE_BILLING_WEBHOOK_SECRET: "whsec_b" })
+        .teamBilling,
+    ).toBeNull();
+    expect(
+      parseEnv({
+        STRIPE_SECRET_KEY: "sk_test_abc123",
+        STRIPE_BILLING_WEBHOOK_SECRET: "whsec_b",
+        STRIPE_BILLING_PRICE_ID: "price_123",
+      }).teamBilling,
+    ).toEqual({
+      webhookSecret: "whsec_b",
+      priceId: "price_123",
+      meterEvent: "active_chargers",
+      graceDays: 14,
+    });
+    expect(() => parseEnv({ STRIPE_BILLING_PRICE_ID: "prod_1" })).toThrow(
+      /^STRIPE_BILLING_PRICE_ID must be a Stripe price ID/,
+    );
+    expect(() => parseEnv({ STRIPE_BILLING_WEBHOOK_SECRET: "nope" })).toThrow(
+      /^STRIPE_BILLING_WEBHOOK_SECRET must be a Stripe webhook signing secret \(whsec_…\)$/,
+    );
+    expect(() => parseEnv({ TEAM_BILLING_GRACE_DAYS: "0" })).toThrow(/^TEAM_BILLING_GRACE_DAYS/);
+  });
   it("configures Stripe only when asked, never echoes its secrets, and keeps the test URL out of production", () => {
     expect(parseEnv({}).stripe).toEqual({
       secretKey: null,

@@ -96,6 +96,19 @@ const schema = z.object({
     .string()
     .regex(/^ca_[A-Za-z0-9]+$/, "must be the platform's Connect client ID (ca_…)")
     .optional(),
+  STRIPE_BILLING_WEBHOOK_SECRET: z
+    .string()
+    .regex(/^whsec_[A-Za-z0-9+/=_-]+$/, "must be a Stripe webhook signing secret (whsec_…)")
+    .optional(),
+  STRIPE_BILLING_PRICE_ID: z
+    .string()
+    .regex(/^price_[A-Za-z0-9]+$/, "must be a Stripe price ID (price_…)")
+    .optional(),
+  STRIPE_BILLING_METER_EVENT: z
+    .string()
+    .regex(/^[a-z][a-z0-9_]{0,99}$/, "must be a meter's event name (lower-case, digits, _)")
+    .default("active_chargers"),
+  TEAM_BILLING_GRACE_DAYS: z.coerce.number().int().min(1).max(90).default(14),
   STRIPE_API_URL: url(["http:", "https:"])
     .refine((value) => {
       // The SDK takes a host, port and protocol only: its request paths are absolute (/v1/…).
@@ -159,6 +172,20 @@ export type Env = {
     connectClientId: string | null;
     apiUrl: string | null;
   };
+  /**
+   * Team billing (server/team-billing/README.md): the platform's own Stripe account billing its
+   * teams. On only with STRIPE_SECRET_KEY, STRIPE_BILLING_WEBHOOK_SECRET and
+   * STRIPE_BILLING_PRICE_ID all set; null: off, and nothing is limited by it.
+   */
+  teamBilling: {
+    webhookSecret: string;
+    /** the metered price per active charger per month (attached to the meter below) */
+    priceId: string;
+    /** the Billing Meter's event name */
+    meterEvent: string;
+    /** days an invoice may stay overdue before the team is suspended */
+    graceDays: number;
+  } | null;
 };
 
 export class EnvError extends Error {}
@@ -166,6 +193,7 @@ export class EnvError extends Error {}
 const SECRET_NAMES = new Set([
   "STRIPE_SECRET_KEY",
   "STRIPE_CONNECT_WEBHOOK_SECRET",
+  "STRIPE_BILLING_WEBHOOK_SECRET",
   "METRICS_TOKEN",
 ]);
 
@@ -257,6 +285,15 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
       connectClientId: e.STRIPE_CONNECT_CLIENT_ID ?? null,
       apiUrl: e.STRIPE_API_URL ? new URL(e.STRIPE_API_URL).origin : null,
     },
+    teamBilling:
+      e.STRIPE_SECRET_KEY && e.STRIPE_BILLING_WEBHOOK_SECRET && e.STRIPE_BILLING_PRICE_ID
+        ? {
+            webhookSecret: e.STRIPE_BILLING_WEBHOOK_SECRET,
+            priceId: e.STRIPE_BILLING_PRICE_ID,
+            meterEvent: e.STRIPE_BILLING_METER_EVENT,
+            graceDays: e.TEAM_BILLING_GRACE_DAYS,
+          }
+        : null,
     ocppTls:
       e.OCPP_TLS_CERT && e.OCPP_TLS_KEY
         ? { certPath: path.resolve(e.OCPP_TLS_CERT), keyPath: path.resolve(e.OCPP_TLS_KEY) }

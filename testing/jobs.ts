@@ -8,6 +8,7 @@ import path from "node:path";
 import { z } from "zod";
 import type { Db } from "../server/db";
 import { paymentAttemptJob } from "../server/payments/payment-attempt-job";
+import { teamBillingCallJob } from "../server/team-billing/billing-calls";
 import { defineCronJob, defineJob } from "../server/jobs/define-job";
 
 export const JOB_RUNS_TABLE = `
@@ -91,6 +92,8 @@ export const CHILD_DEFINITIONS = {
   cron: [cronProbeJob],
   /** the payments journal's calls, to the processors the environment configures */
   payments: [paymentAttemptJob],
+  /** team billing's calls to the platform's Stripe account, as the environment configures it */
+  teamBilling: [teamBillingCallJob],
 };
 
 /**

@@ -30,8 +30,13 @@
  *   whose page finishes onboarding and sends the person to `return_url`, and a visited or
  *   expired link sends them to `refresh_url`.
  *
- * What it does not: any other endpoint or parameter (price ids, customers, other payment
- * methods, tax, application fees, 3-D Secure itself: only the state an unfinished one leaves, with
+ * - team billing on the platform account (stripe-fake-billing.ts): Customers, Checkout Sessions in
+ *   setup mode, SetupIntents, PaymentMethods (card, us_bank_account) and detaching them,
+ *   Subscriptions, Billing meter events and Invoices, with controls for the person on the setup
+ *   page and for invoices opened, failing and paid; platform events (no `account`).
+ *
+ * What it does not: any other endpoint or parameter (for card payments: price ids, customers,
+ * other payment methods; tax, application fees, 3-D Secure itself: only the state an unfinished one leaves, with
  * no `next_action`), list endpoints, expansion other than
  * latest_charge, minimum capture amounts, the charge-level fields Stripe sets when a hold is
  * released or partially captured (the fake leaves amount_refunded to refunds alone), API
@@ -47,8 +52,10 @@ import { fakeId, fingerprint, parseForm, type Answer, type Params } from "./stri
 import * as api from "./stripe-fake-api";
 import { ONBOARDING_PATH, serveOnboarding } from "./stripe-fake-onboarding";
 import { FakeStripeState, type FakeEvent } from "./stripe-fake-state";
+import { FakeBilling } from "./stripe-fake-billing";
 
 export type { CardOutcome, FakeEvent, IncompleteOutcome } from "./stripe-fake-state";
+export type { MeterEvent, SetupOutcome } from "./stripe-fake-billing";
 
 export type Fault =
   /** the endpoint fails with 500 before changing anything; Stripe stores that 500 for the key */
@@ -104,6 +111,7 @@ export async function startStripeFake(
   const application = { id: options.clientId ?? fakeId("ca"), name: "Charge Cloud (test)" };
   let origin = "";
   const state = new FakeStripeState(() => origin);
+  const billing = new FakeBilling(state);
   const requests: RecordedRequest[] = [];
   const results = new Map<string, StoredResult>();
   const faults: { method: string; path: string | RegExp; fault: Fault; left: number }[] = [];
@@ -130,12 +138,62 @@ export async function startStripeFake(
     {
       method: "POST",
       pattern: /^\/v1\/checkout\/sessions$/,
-      run: (s, _m, p) => api.createSession(state, s, p),
+      run: (s, _m, p) =>
+        p.mode === "setup" ? billing.createSetupSession(s, p) : api.createSession(state, s, p),
     },
     {
       method: "GET",
       pattern: /^\/v1\/checkout\/sessions\/([^/]+)$/,
-      run: (s, [id = ""]) => api.readSession(state, s, id),
+      run: (s, [id = ""]) =>
+        s === "platform" && billing.hasSession(id)
+          ? billing.readSession(id)
+          : api.readSession(state, s, id),
+    },
+    // team billing: the platform's own objects (stripe-fake-billing.ts)
+    {
+      method: "POST",
+      pattern: /^\/v1\/customers$/,
+      run: (s, _m, p) => billing.createCustomer(s, p),
+    },
+    {
+      method: "GET",
+      pattern: /^\/v1\/customers\/([^/]+)$/,
+      run: (_s, [id = ""]) => billing.readCustomer(id),
+    },
+    {
+      method: "POST",
+      pattern: /^\/v1\/customers\/([^/]+)$/,
+      run: (_s, [id = ""], p) => billing.updateCustomer(id, p),
+    },
+    {
+      method: "GET",
+      pattern: /^\/v1\/setup_intents\/([^/]+)$/,
+      run: (_s, [id = ""], p) => billing.readSetupIntent(id, p),
+    },
+    {
+      method: "POST",
+      pattern: /^\/v1\/payment_methods\/([^/]+)\/detach$/,
+      run: (_s, [id = ""]) => billing.detachMethod(id),
+    },
+    {
+      method: "POST",
+      pattern: /^\/v1\/subscriptions$/,
+      run: (s, _m, p) => billing.createSubscription(s, p),
+    },
+    {
+      method: "POST",
+      pattern: /^\/v1\/subscriptions\/([^/]+)$/,
+      run: (_s, [id = ""], p) => billing.updateSubscription(id, p),
+    },
+    {
+      method: "POST",
+      pattern: /^\/v1\/billing\/meter_events$/,
+      run: (s, _m, p) => billing.createMeterEvent(s, p),
+    },
+    {
+      method: "GET",
+      pattern: /^\/v1\/invoices\/([^/]+)$/,
+      run: (_s, [id = ""]) => billing.readInvoice(id),
     },
     {
       method: "GET",
@@ -355,12 +413,18 @@ export async function startStripeFake(
     failRefund: state.failRefund.bind(state),
     updateAccount: state.updateAccount.bind(state),
     completeOnboarding: state.completeOnboarding.bind(state),
+    /** team billing's objects and controls (stripe-fake-billing.ts) */
+    billing,
     /** the account's owner removes the platform in their dashboard */
     revokeAccess: (id: string) => state.revokeAccess(id, application),
 
     /** the next `times` requests to `method path` meet `fault` (path: exact, or a pattern) */
     injectFault(method: "GET" | "POST", path: string | RegExp, fault: Fault, times = 1) {
       faults.push({ method, path, fault, left: times });
+    },
+    /** Stripe forgets the stored result of a key (it keeps one 24 hours) */
+    forgetKey(key: string, account = "platform") {
+      results.delete(`${account}\u0000${key}`);
     },
     /** no fault injected so far applies any more */
     clearFaults() {

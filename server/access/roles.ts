@@ -41,6 +41,10 @@ export const TEAM_PERMISSIONS = {
   manageWorkspaceKeys: ["owner"],
   /** connect, refresh and disconnect the project's payment (Stripe) account */
   managePaymentAccount: ["owner", "admin"],
+  /** put a card or bank account on file for the team's own bill, or remove it (team billing) */
+  manageBilling: ["owner", "billing"],
+  /** read the team's billing profile, invoices and usage */
+  readBilling: ["owner", "admin", "billing"],
 } as const satisfies Record<string, readonly TeamRole[]>;
 
 export type TeamPermission = keyof typeof TEAM_PERMISSIONS;

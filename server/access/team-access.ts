@@ -55,7 +55,14 @@ export function teamAllows(
   kind: "write" | "read" = "write",
 ): boolean {
   if (roleAllows(access.role, permission)) return true;
-  if (access.platformRole === "platform-admin" && permission !== "manageWorkspaceKeys") return true;
+  // platform admins act as team admins, but the team's own money is its owners' and billing
+  // people's: staff neither hold workspace keys nor put a card on file for a team
+  if (
+    access.platformRole === "platform-admin" &&
+    permission !== "manageWorkspaceKeys" &&
+    permission !== "manageBilling"
+  )
+    return true;
   return kind === "read" && access.platformRole === "platform-support";
 }
 

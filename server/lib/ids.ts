@@ -32,7 +32,8 @@ export function newId(
     | "pat"
     | "paa"
     | "sbs"
-    | "dsp",
+    | "dsp"
+    | "tbc",
 ): string {
   const time = Date.now().toString(36).padStart(9, "0");
   return `${prefix}_${time}${randomBase62(14)}`;

@@ -2,6 +2,7 @@ import { db as defaultDb, type DbTx } from "../db";
 import { DomainError } from "../errors";
 import { isUniqueViolation } from "../lib/unique-violation";
 import { externalReferenceTaken } from "../locations/create-location";
+import { requireTenantNotSuspended } from "../team-billing/standing";
 import { presentStation, stationInclude } from "./present-station";
 import type { RegisterStationInput } from "./station-schema";
 
@@ -33,6 +34,8 @@ export async function registerStation({
     select: { id: true },
   });
   if (!location) throw locationNotFound(input.location_id);
+  // a new charger is a new cost: refused while the team's billing is suspended (402)
+  await requireTenantNotSuspended(db, tenantId);
   const nameKey = input.name.toLowerCase();
   if (await db.station.findUnique({ where: { nameKey }, select: { id: true } }))
     throw stationNameTaken(input.name);

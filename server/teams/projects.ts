@@ -6,8 +6,10 @@ import type { UserCaller } from "../access/caller";
 import { requireTeam, teamAccess } from "../access/team-access";
 import { isUniqueViolation } from "../lib/unique-violation";
 import { nameSchema } from "./team-schema";
+import { PLAN } from "../team-billing/plan";
+import { projectLimit, requireNotSuspended } from "../team-billing/standing";
 
-export const MAX_PROJECTS_PER_TEAM = 20;
+export const MAX_PROJECTS_PER_TEAM = PLAN.max_projects;
 
 const holdMinor = z.number().int().min(HOLD_MIN_MINOR).max(HOLD_MAX_MINOR);
 const holdMargin = z.number().int().min(0).max(HOLD_MARGIN_MAX_MINOR);
@@ -56,13 +58,21 @@ export async function createProject(
     const tenant = await db.$transaction(async (tx) => {
       await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`team-projects:${teamId}`}))`;
       // the team's sandbox tenant is no project (server/sandbox/README.md)
+      // team billing (server/team-billing/README.md): a suspended team makes no new project, and
+      // one without a billing method on file has the plan's free number of them
+      await requireNotSuspended(tx, teamId);
+      const limit = await projectLimit(tx, teamId);
       const count = await tx.tenant.count({ where: { teamId, kind: "project" } });
-      if (count >= MAX_PROJECTS_PER_TEAM) {
+      if (count >= limit) {
         throw new DomainError(
           "project_limit",
-          `A team has at most ${MAX_PROJECTS_PER_TEAM} projects.`,
+          limit < MAX_PROJECTS_PER_TEAM
+            ? `This team has the ${limit} projects its plan includes; put a card or bank account on file (POST /v1/teams/${teamId}/billing/payment-method/setup) for up to ${MAX_PROJECTS_PER_TEAM}.`
+            : `A team has at most ${MAX_PROJECTS_PER_TEAM} projects.`,
           {
-            limit: MAX_PROJECTS_PER_TEAM,
+            limit,
+            max_projects: MAX_PROJECTS_PER_TEAM,
+            billing_method_required: limit < MAX_PROJECTS_PER_TEAM,
           },
         );
       }

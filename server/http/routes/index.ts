@@ -25,6 +25,7 @@ import { projectRoutes } from "./projects";
 import { sandboxRoutes } from "./sandbox";
 import { stationRoutes } from "./stations";
 import { tariffRoutes } from "./tariffs";
+import { teamBillingRoutes } from "./team-billing";
 import { tokenRoutes } from "./tokens";
 import { transactionRoutes } from "./transactions";
 import { webhookRoutes } from "./webhooks";
@@ -59,6 +60,7 @@ export const resourceRoutes = [
   ...inviteRoutes,
   ...apiKeyRoutes,
   ...sandboxRoutes,
+  ...teamBillingRoutes,
 ];
 export type ResourceRoute = (typeof resourceRoutes)[number];
 

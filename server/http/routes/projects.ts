@@ -70,14 +70,14 @@ export const projectRoutes = [
     operationId: "createProject",
     summary: "Create a project",
     description:
-      "Owners and admins of the team, and platform admins (other roles: 403 `forbidden`; non-members: 404 as for an unknown team). At most 20 projects per team (409 `project_limit`); names are unique within the team (409 `project_name_taken`).",
+      "Owners and admins of the team, and platform admins (other roles: 403 `forbidden`; non-members: 404 as for an unknown team). At most 20 projects per team (409 `project_limit`); with team billing on, 2 until a card or bank account is on file (409 `project_limit`, `details.billing_method_required`), and none while the team's billing is suspended (402 `billing_suspended`); names are unique within the team (409 `project_name_taken`).",
     tag,
     auth: "user",
     params: teamParams,
     body: z.object({ name: nameSchema }).strict(),
     status: 201,
     response: tenantSchema,
-    errors: ["project_limit", "project_name_taken", "forbidden"],
+    errors: ["project_limit", "project_name_taken", "forbidden", "billing_suspended"],
     handler: async ({ caller, rootDb, params, body }) => ({
       body: await createProject(rootDb, caller, params.team_id, body.name),
     }),

@@ -50,7 +50,7 @@ export const stationRoutes = [
     operationId: "registerStation",
     summary: "Register a station",
     description:
-      "Creates the station with one EVSE per connector, each connector with its own resource ID. Does not connect hardware.",
+      "Creates the station with one EVSE per connector, each connector with its own resource ID. Does not connect hardware. While the team's billing is suspended (team billing on): 402 `billing_suspended` (a new charger is a new cost; existing ones keep working).",
     tag,
     auth: "tenant",
     scopes: ["stations:write"],
@@ -59,7 +59,12 @@ export const stationRoutes = [
     idempotency: "required",
     status: 201,
     response: stationSchema,
-    errors: ["station_name_taken", "external_reference_taken", "location_not_found"],
+    errors: [
+      "station_name_taken",
+      "external_reference_taken",
+      "location_not_found",
+      "billing_suspended",
+    ],
     handler: async ({ params, body, db }) => ({
       body: await registerStation({ tenantId: params.tenant_id, input: body, db }),
     }),

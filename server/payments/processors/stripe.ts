@@ -250,7 +250,10 @@ export function createStripeProcessor(settings: StripeSettings): StripeProcessor
   };
 }
 
-function sdkConfig(apiUrl: string | null, timeoutMs = STRIPE_CALL_TIMEOUT_MS): Stripe.StripeConfig {
+export function sdkConfig(
+  apiUrl: string | null,
+  timeoutMs = STRIPE_CALL_TIMEOUT_MS,
+): Stripe.StripeConfig {
   const config: Stripe.StripeConfig = {
     telemetry: false,
     maxNetworkRetries: 0,
