@@ -59,7 +59,6 @@ export const ERROR_CODES = [
   "project_limit",
   "billing_suspended",
   "team_billing_off",
-  "billing_setup_missing",
   "project_name_taken",
   "scope_mix",
   "tariff_complex",

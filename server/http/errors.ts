@@ -57,7 +57,6 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   project_limit: 409,
   billing_suspended: 402,
   team_billing_off: 409,
-  billing_setup_missing: 409,
   project_name_taken: 409,
   scope_mix: 422,
   tariff_complex: 409,
