@@ -141,4 +141,28 @@ describe("who may use each team billing route", () => {
       expect([path, res.status]).toEqual([path, 403]);
     }
   });
+
+  it("the billing role does not read a project (spec 5: billing profile, invoices and usage only); the other roles do", async () => {
+    const t = await aBillingTeam();
+    const billing = await t.member("billing");
+    const refused = await call("GET", `/v1/tenants/${t.tenantId}`, { key: billing.token });
+    expect([refused.status, refused.body.error.code]).toEqual([403, "forbidden"]);
+    expect(JSON.stringify(refused.body)).not.toContain("Project");
+    for (const role of ["admin", "developer", "operator", "viewer"] as const) {
+      const member = await t.member(role);
+      const res = await call("GET", `/v1/tenants/${t.tenantId}`, { key: member.token });
+      expect([role, res.status, res.body.id]).toEqual([role, 200, t.tenantId]);
+    }
+    for (const key of [t.owner.token, t.key]) {
+      const res = await call("GET", `/v1/tenants/${t.tenantId}`, { key });
+      expect(res.status).toBe(200);
+    }
+    const support = await aUser({ platformRole: "platform-support" });
+    expect((await call("GET", `/v1/tenants/${t.tenantId}`, { key: support.token })).status).toBe(
+      200,
+    );
+    // the billing pages it is for still answer it
+    const usage = await call("GET", billingPath(t.teamId, "/usage"), { key: billing.token });
+    expect(usage.status).toBe(200);
+  });
 });
