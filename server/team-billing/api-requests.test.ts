@@ -1,3 +1,6 @@
+import { spawn } from "node:child_process";
+import net from "node:net";
+import path from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
 import { db } from "../db";
 import { call } from "../../testing/api";
@@ -197,4 +200,53 @@ describe("the team's usage shows its API requests", () => {
       api_requests: 11 + 4 + 6 + 3,
     });
   });
+});
+
+/** A free TCP port on this machine. */
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+describe("the web process's orderly stop", () => {
+  it("writes the counts of its last requests before it exits (SIGTERM, well inside the 5 s interval)", async () => {
+    const a = await aTenantWithKey();
+    const port = await freePort();
+    const root = path.resolve(import.meta.dirname, "../..");
+    // the real web process, serving /v1 from the router as it does while the console builds
+    const web = spawn(process.execPath, ["--import", "tsx", "scripts/web-server.ts"], {
+      cwd: root,
+      env: { ...process.env, PORT: String(port), CONSOLE_BUILT: "0" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let output = "";
+    web.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    web.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => web.on("exit", resolve));
+    try {
+      const deadline = Date.now() + 60_000;
+      while (!output.includes("web listening")) {
+        if (Date.now() > deadline) throw new Error(`the web process did not listen: ${output}`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      const statuses: number[] = [];
+      for (let i = 0; i < 6; i++) {
+        const res = await fetch(`http://127.0.0.1:${port}/v1/tenants/${a.tenantId}`, {
+          headers: { authorization: `Bearer ${a.key}` },
+        });
+        statuses.push(res.status);
+        await res.arrayBuffer();
+      }
+      expect(statuses).toEqual([200, 200, 200, 200, 200, 200]);
+      expect(await stored(a.tenantId)).toBe(0); // not written yet: the interval is 5 s
+      web.kill("SIGTERM");
+      expect(await exited).toBe(0);
+    } finally {
+      if (web.exitCode === null) web.kill("SIGKILL");
+    }
+    expect(await stored(a.tenantId)).toBe(6);
+  }, 90_000);
 });
