@@ -51,12 +51,19 @@ export async function sweepDomains(
     const recorded = await inTransaction(db, (tx) => recordCheck(tx, d.id, checks, now));
     if (recorded?.orderJobId) ordered++;
   }
-  // verified domains whose certificate lapses or is due for renewal between checks
-  const verified = await db.ocppDomain.findMany({
-    where: { dnsState: "verified" },
-    select: { id: true },
-  });
-  for (const { id } of verified) {
+  // verified domains whose certificate is missing, lapsed or due for renewal (domain-state.ts's
+  // rule in SQL), with no order in flight; orderIfNeeded decides again under the row lock
+  const needing = await db.$queryRaw<{ id: string }[]>`
+    SELECT d.id FROM ocpp_domains d
+    WHERE d.dns_state = 'verified'
+      AND (d.certificate_not_after IS NULL
+        OR d.certificate_not_after <= ${now}
+        OR d.certificate_not_before
+           + (d.certificate_not_after - d.certificate_not_before) * 2 / 3 <= ${now})
+      AND NOT EXISTS (
+        SELECT 1 FROM ocpp_domain_orders o WHERE o.domain_id = d.id AND o.status = 'pending')
+    LIMIT ${BATCH}`;
+  for (const { id } of needing) {
     const jobId = await inTransaction(db, async (tx) => {
       const locked = await tx.$queryRaw<{ id: string }[]>`
         SELECT id FROM ocpp_domains WHERE id = ${id} FOR UPDATE`;

@@ -13,25 +13,27 @@ import type { AcmeConfig } from "./acme";
 import { orderJob } from "./certificate-order";
 import { dnsResolver } from "./dns-records";
 import { sweepDomains } from "./domain-sweep";
-import { answerHttpChallenge } from "./http-challenge";
 
 // One DNS server, one HTTP-01 responder (the gateway's own handler) and one pebble for the file,
 // all before the configuration is first read: the routes use the configured resolver and CA.
 const TARGET = "gw.chargecloud-test.net";
 const zone = await aDnsZone();
 zone.set(TARGET, { A: "127.0.0.1" });
-let challengesAnswered = true;
-const responder = http.createServer((req, res) => {
-  if (!challengesAnswered) return void res.writeHead(404).end();
-  if (!answerHttpChallenge(db(), req, res)) res.writeHead(404).end();
-});
 const httpPort = await freePort();
-await new Promise<void>((resolve) => responder.listen(httpPort, "127.0.0.1", resolve));
 const pebble = await startPebble({ dnsServer: zone.server, httpPort });
 process.env.OCPP_DOMAINS_CNAME_TARGET = TARGET;
 process.env.OCPP_DOMAINS_DNS_SERVER = zone.server;
 process.env.ACME_DIRECTORY_URL = pebble.directoryUrl;
 process.env.ACME_CA_CERT = pebble.caPath;
+// pebble's HTTP-01 requests reach the gateway's own ACME_HTTP_PORT listener (imported only now:
+// its imports read the configuration), unless a test switches it off
+const gatewayListener = (await import("../../ocpp/http-server")).createAcmeChallengeServer(db());
+let challengesAnswered = true;
+const responder = http.createServer((req, res) => {
+  if (!challengesAnswered) return void res.writeHead(404).end();
+  gatewayListener.emit("request", req, res);
+});
+await new Promise<void>((resolve) => responder.listen(httpPort, "127.0.0.1", resolve));
 
 afterAll(async () => {
   await startedJobsSettled();
