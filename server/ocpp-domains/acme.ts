@@ -20,8 +20,15 @@ export type AcmeConfig = {
   poll: { attempts: number; minMs: number; maxMs: number };
 };
 
-/** The longest one run waits on the CA: its calls and its polls (the order job's lease follows). */
-export const ACME_RUN_BUDGET_MS = 5 * 60_000;
+/** Each request to the CA ends within this (acme-client's axios has no timeout of its own). */
+export const ACME_REQUEST_TIMEOUT_MS = 30_000;
+
+/**
+ * The longest one run of an order takes: about a dozen requests and three polls (a challenge, the
+ * order, the certificate) of at most 8 reads each. The order job's lease follows, so it lapses
+ * only when the runner died, never while a slow CA is still answering.
+ */
+export const ACME_RUN_BUDGET_MS = 9 * 60_000;
 
 export function defaultAcmeConfig(): AcmeConfig {
   const { acme: settings } = env().ocppDomains;
@@ -29,7 +36,7 @@ export function defaultAcmeConfig(): AcmeConfig {
     directoryUrl: settings.directoryUrl,
     caPem: settings.caCertPath ? fs.readFileSync(settings.caCertPath, "utf8") : null,
     email: settings.email,
-    poll: { attempts: 12, minMs: 1_000, maxMs: 15_000 },
+    poll: { attempts: 8, minMs: 1_000, maxMs: 10_000 },
   };
 }
 
@@ -40,6 +47,7 @@ let trusted: string | null = null;
  * Every ACME call of a process goes to the one configured directory, so one setting serves all.
  */
 function trust(caPem: string | null) {
+  acme.axios.defaults.timeout = ACME_REQUEST_TIMEOUT_MS;
   if (caPem === trusted) return;
   acme.axios.defaults.httpsAgent = caPem
     ? new https.Agent({ ca: [...tls.rootCertificates, caPem], keepAlive: false })

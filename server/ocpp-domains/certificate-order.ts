@@ -80,6 +80,16 @@ export async function newOrder(
   return order;
 }
 
+/**
+ * Told (at commit) whenever a domain's certificate is stored or the domain deleted, with the
+ * hostname: the channel the gateways will listen on to reload what they serve by SNI.
+ */
+export const CERTIFICATE_CHANNEL = "ocpp_domain_certificates";
+
+export async function notifyCertificateChanged(tx: DbTx, hostname: string) {
+  await tx.$executeRaw`SELECT pg_notify(${CERTIFICATE_CHANNEL}, ${hostname})`;
+}
+
 class OrderInvalid extends Error {}
 
 export async function runOrder(orderId: string, ctx: JobContext, config: AcmeConfig) {
@@ -150,6 +160,7 @@ export async function runOrder(orderId: string, ctx: JobContext, config: AcmeCon
       data: { status: "succeeded", nextTryAt: null, completedAt: ctx.now() },
     });
     await tx.acmeChallenge.deleteMany({ where: { domainId: order.domainId } });
+    await notifyCertificateChanged(tx, order.domain.hostname);
   });
 }
 

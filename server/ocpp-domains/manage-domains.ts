@@ -6,7 +6,7 @@ import type { OcppDomain } from "../generated/prisma/client";
 import { startJobNow } from "../jobs/run-now";
 import { newId, randomBase62 } from "../lib/ids";
 import { isUniqueViolation } from "../lib/unique-violation";
-import { orderJobDefinition } from "./certificate-order";
+import { notifyCertificateChanged, orderJobDefinition } from "./certificate-order";
 import { checkRecords, dnsResolver, type DnsResolver } from "./dns-records";
 import { MAX_DOMAINS_PER_TENANT, type CreateDomainInput, type DomainView } from "./domain-schema";
 import { hostnameProblem, normalizeHostname } from "./hostname";
@@ -143,6 +143,9 @@ export async function deleteDomain({
   db?: Db;
 }) {
   const domain = await findDomain(db, tenantId, domainId);
-  await db.ocppDomain.deleteMany({ where: { id: domain.id, tenantId } });
+  await inTransaction(db, async (tx) => {
+    await tx.ocppDomain.deleteMany({ where: { id: domain.id, tenantId } });
+    await notifyCertificateChanged(tx, domain.hostname);
+  });
   return { id: domain.id, hostname: domain.hostname, deleted: true as const };
 }

@@ -1,5 +1,6 @@
 import crypto from "node:crypto";
 import http from "node:http";
+import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { db } from "../db";
 import { env } from "../env";
@@ -10,7 +11,7 @@ import { aTenantWithKey } from "../../testing/builders";
 import { aDnsZone } from "../../testing/dns-zone";
 import { freePort, startPebble } from "../../testing/pebble";
 import type { AcmeConfig } from "./acme";
-import { orderJob } from "./certificate-order";
+import { CERTIFICATE_CHANNEL, orderJob } from "./certificate-order";
 import { dnsResolver } from "./dns-records";
 import { sweepDomains } from "./domain-sweep";
 
@@ -217,6 +218,27 @@ describe("verification and certificates", () => {
     expect(cert.checkPrivateKey(crypto.createPrivateKey(open(row.certificateKey!)))).toBe(true);
     // the challenge answers are gone once the order settled
     expect(await db().acmeChallenge.count({ where: { domainId: d.domain.id } })).toBe(0);
+  });
+
+  it("two verifies at once journal one order; the gateways are told of the certificate and of the delete", async () => {
+    const listener = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    await listener.connect();
+    const told: string[] = [];
+    listener.on("notification", (n) => told.push(n.payload ?? ""));
+    await listener.query(`LISTEN ${CERTIFICATE_CHANNEL}`);
+    try {
+      const d = await aDomain();
+      d.addRecords();
+      const answers = await Promise.all([d.verify(), d.verify(), d.verify()]);
+      expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
+      await startedJobsSettled();
+      expect(await db().ocppDomainOrder.count({ where: { domainId: d.domain.id } })).toBe(1);
+      expect((await d.get()).certificate.status).toBe("issued");
+      expect((await call("DELETE", d.url, { key: d.key })).status).toBe(200);
+      await expect.poll(() => told.filter((h) => h === d.domain.hostname).length).toBe(2);
+    } finally {
+      await listener.end();
+    }
   });
 
   it("ACME failure: the error and the next try are visible, the retry (same order row) issues", async () => {
