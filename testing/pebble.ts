@@ -56,6 +56,9 @@ export async function startPebble(options: { dnsServer: string; httpPort: number
       stdio: ["ignore", "pipe", "pipe"],
     },
   );
+  // never outlives the test process, however that ends
+  const killOnExit = () => child.kill("SIGKILL");
+  process.once("exit", killOnExit);
   let output = "";
   child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
@@ -82,6 +85,7 @@ export async function startPebble(options: { dnsServer: string; httpPort: number
     caPath: certPath,
     output: () => output,
     close: async () => {
+      process.off("exit", killOnExit);
       if (child.exitCode === null) {
         const exited = new Promise((resolve) => child.once("exit", resolve));
         child.kill("SIGTERM");

@@ -109,8 +109,9 @@ export async function runOrder(orderId: string, ctx: JobContext, config: AcmeCon
     });
     return;
   }
-  await ctx.db.ocppDomainOrder.update({
-    where: { id: order.id },
+  // updateMany: a domain deleted meanwhile took its orders with it, and this records nothing
+  await ctx.db.ocppDomainOrder.updateMany({
+    where: { id: order.id, status: "pending" },
     data: { tries: { increment: 1 } },
   });
   let issued: { pem: string };
@@ -173,7 +174,10 @@ async function obtain(db: Db, row: OcppDomainOrder, domain: OcppDomain, config: 
     if (order.status === "invalid") throw new OrderInvalid(await describeInvalid(client, order));
   } else {
     order = await client.createOrder({ identifiers: [{ type: "dns", value: domain.hostname }] });
-    await db.ocppDomainOrder.update({ where: { id: row.id }, data: { orderUrl: order.url } });
+    await db.ocppDomainOrder.updateMany({
+      where: { id: row.id, status: "pending" },
+      data: { orderUrl: order.url },
+    });
   }
   try {
     if (order.status === "pending") {
