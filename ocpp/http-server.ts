@@ -3,6 +3,7 @@ import http from "node:http";
 import https from "node:https";
 import type { Db } from "../server/db";
 import { metricsAnswer } from "../server/http/metrics-endpoint";
+import { answerHttpChallenge } from "../server/ocpp-domains/http-challenge";
 import type { Gateway } from "./gateway";
 import { countConnections } from "../server/metrics/registry";
 
@@ -10,7 +11,8 @@ export type TlsFiles = { certPath: string; keyPath: string };
 
 /**
  * The gateway's listener: websocket upgrades at /ocpp/<station name>, `GET /health`, `GET /metrics`
- * (Prometheus, behind METRICS_TOKEN: server/http/metrics-endpoint.ts), and a JSON 404 for anything else. With a certificate and key it serves TLS (wss://, OCPP security
+ * (Prometheus, behind METRICS_TOKEN: server/http/metrics-endpoint.ts), ACME HTTP-01 answers for
+ * custom OCPP domains (`/.well-known/acme-challenge/…`, server/ocpp-domains/), and a JSON 404 for anything else. With a certificate and key it serves TLS (wss://, OCPP security
  * profile 2: TLS plus HTTP Basic); without, plain ws:// (profile 1, behind a TLS proxy in production).
  */
 export function createOcppServer({
@@ -50,6 +52,7 @@ export function createOcppServer({
         .catch(() => res.destroy());
       return;
     }
+    if (answerHttpChallenge(db, req, res)) return;
     res.writeHead(404, { "content-type": "application/json" });
     res.end(
       JSON.stringify({
@@ -70,4 +73,15 @@ export function createOcppServer({
   server.on("upgrade", (req, socket, head) => gateway.handleUpgrade(req, socket, head));
   server.on("close", countConnections(gateway.connectionCount));
   return server;
+}
+
+/**
+ * With ACME_HTTP_PORT set (80 in production), the gateway also listens there in plain HTTP for the
+ * CA's HTTP-01 requests to custom OCPP domains, and answers nothing else.
+ */
+export function createAcmeChallengeServer(db: Db) {
+  return http.createServer((req, res) => {
+    if (answerHttpChallenge(db, req, res)) return;
+    res.writeHead(404, { "content-type": "text/plain" }).end("not found\n");
+  });
 }

@@ -15,7 +15,7 @@ import { DEFAULT_QUEUE } from "../server/jobs/define-job";
 import { startJobRunner } from "../server/jobs/runner";
 import { log } from "../server/log";
 import { createGateway } from "./gateway";
-import { createOcppServer } from "./http-server";
+import { createAcmeChallengeServer, createOcppServer } from "./http-server";
 import { startSandboxHost } from "./sandbox/host";
 
 /** Connections the kernel may hold for the gateway to accept. */
@@ -48,6 +48,11 @@ async function main() {
   await new Promise<void>((resolve) =>
     server.listen({ port: config.ocppPort, backlog: OCPP_ACCEPT_BACKLOG }, resolve),
   );
+  const challenges = config.ocppDomains.httpChallengePort ? createAcmeChallengeServer(db()) : null;
+  if (challenges)
+    await new Promise<void>((resolve) =>
+      challenges.listen({ port: config.ocppDomains.httpChallengePort ?? 80 }, resolve),
+    );
   // The sandbox's virtual chargers connect to this very listener, on loopback, as chargers do.
   const { port } = server.address() as AddressInfo;
   const sandbox = await startSandboxHost({
@@ -79,6 +84,7 @@ async function main() {
     let code = 0;
     try {
       server.close();
+      challenges?.close();
       // The virtual chargers close and their leases go back at once: another gateway adopts them.
       await sandbox.stop();
       // Jobs still running after 3 s are left to their leases: another runner takes them over.

@@ -8,6 +8,8 @@ import {
   releaseDeadGatewaysJob,
   retentionJob,
 } from "./maintenance/maintenance-jobs";
+import { orderJobDefinition } from "./ocpp-domains/certificate-order";
+import { domainSweepJobDefinition } from "./ocpp-domains/domain-sweep";
 import { OPERATION_CALL_TIMEOUT_MS, operationSweepJob } from "./operations/operation-jobs";
 import { accountAttemptJob } from "./payments/accounts/account-attempt-job";
 import { accountUpdatedJob } from "./payments/accounts/account-updated-job";
@@ -50,4 +52,6 @@ export const BACKGROUND_JOBS: readonly JobDefinition[] = [
   billingEventJob,
   standingSweepJob,
   usageJob,
+  domainSweepJobDefinition,
+  orderJobDefinition,
 ];

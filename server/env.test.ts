@@ -185,4 +185,37 @@ describe("configuration", () => {
     );
     expect(() => parseEnv({ METRICS_TOKEN: `${token} x` })).toThrow(/^METRICS_TOKEN must/);
   });
+  it("custom OCPP domains: Let's Encrypt and the system resolver by default; a resolver and a CA file when given", () => {
+    const defaults = parseEnv({ OCPP_PUBLIC_URL: "wss://ocpp.chargecloud.example/" }).ocppDomains;
+    expect(defaults).toEqual({
+      dnsServer: null,
+      cnameTarget: "ocpp.chargecloud.example",
+      acme: {
+        directoryUrl: "https://acme-v02.api.letsencrypt.org/directory",
+        caCertPath: null,
+        email: null,
+      },
+      httpChallengePort: null,
+    });
+    const set = parseEnv({
+      OCPP_DOMAINS_DNS_SERVER: "127.0.0.1:5353",
+      OCPP_DOMAINS_CNAME_TARGET: "GW.Example.net.",
+      ACME_DIRECTORY_URL: "https://127.0.0.1:14000/dir",
+      ACME_CA_CERT: "package.json",
+      ACME_HTTP_PORT: "8080",
+    }).ocppDomains;
+    expect(set).toMatchObject({
+      dnsServer: "127.0.0.1:5353",
+      cnameTarget: "gw.example.net",
+      acme: { directoryUrl: "https://127.0.0.1:14000/dir" },
+      httpChallengePort: 8080,
+    });
+    expect(set.acme.caCertPath?.endsWith("package.json")).toBe(true);
+    expect(() => parseEnv({ OCPP_DOMAINS_DNS_SERVER: "dns://x y" })).toThrow(
+      /^OCPP_DOMAINS_DNS_SERVER must be a DNS server as host or host:port/,
+    );
+    expect(() => parseEnv({ ACME_CA_CERT: "/no/such/ca.pem" })).toThrow(
+      /^ACME_CA_CERT names no readable file/,
+    );
+  });
 });

@@ -109,6 +109,28 @@ const schema = z.object({
     .regex(/^[a-z][a-z0-9_]{0,99}$/, "must be a meter's event name (lower-case, digits, _)")
     .default("active_chargers"),
   TEAM_BILLING_GRACE_DAYS: z.coerce.number().int().min(1).max(90).default(14),
+  OCPP_DOMAINS_DNS_SERVER: z
+    .string()
+    .regex(
+      /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?$/,
+      "must be a DNS server as host or host:port (e.g. 127.0.0.1:5353 or [::1]:53)",
+    )
+    .optional(),
+  OCPP_DOMAINS_CNAME_TARGET: z
+    .string()
+    .regex(/^[A-Za-z0-9.-]+$/, "must be a hostname")
+    .optional(),
+  ACME_DIRECTORY_URL: url(["https:", "http:"]).default(
+    "https://acme-v02.api.letsencrypt.org/directory",
+  ),
+  ACME_CA_CERT: z.string().min(1).optional(),
+  ACME_EMAIL: z.email("must be an email address").optional(),
+  ACME_HTTP_PORT: z.coerce
+    .number({ error: "must be a port number" })
+    .int("must be a whole number")
+    .min(1, "must be between 1 and 65535")
+    .max(65535, "must be between 1 and 65535")
+    .optional(),
   STRIPE_API_URL: url(["http:", "https:"])
     .refine((value) => {
       // The SDK takes a host, port and protocol only: its request paths are absolute (/v1/…).
@@ -186,6 +208,25 @@ export type Env = {
     /** days an invoice may stay overdue before the team is suspended */
     graceDays: number;
   } | null;
+  ocppDomains: OcppDomainsEnv;
+};
+
+/** Custom OCPP domains (server/ocpp-domains/README.md). */
+export type OcppDomainsEnv = {
+  /** the DNS server checks ask (OCPP_DOMAINS_DNS_SERVER, host:port); null: the system resolver */
+  dnsServer: string | null;
+  /** what the operator's CNAME must point at: OCPP_DOMAINS_CNAME_TARGET, else OCPP_PUBLIC_URL's host */
+  cnameTarget: string;
+  acme: {
+    /** ACME_DIRECTORY_URL, Let's Encrypt's production directory by default */
+    directoryUrl: string;
+    /** ACME_CA_CERT: a PEM file of CA certificates trusted for the directory's HTTPS, beside the system's */
+    caCertPath: string | null;
+    /** ACME_EMAIL: the account's contact */
+    email: string | null;
+  };
+  /** ACME_HTTP_PORT: the gateway also answers HTTP-01 challenges on this plain-HTTP port (80) */
+  httpChallengePort: number | null;
 };
 
 export class EnvError extends Error {}
@@ -230,7 +271,7 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
   if (e.SERVICE_ENV === "production" && e.STRIPE_API_URL) {
     throw new EnvError("STRIPE_API_URL cannot be set in production (it is for tests)");
   }
-  for (const name of ["OCPP_TLS_CERT", "OCPP_TLS_KEY"] as const) {
+  for (const name of ["OCPP_TLS_CERT", "OCPP_TLS_KEY", "ACME_CA_CERT"] as const) {
     const file = e[name];
     if (file && !fs.existsSync(file))
       throw new EnvError(`${name} names no readable file (got "${file}")`);
@@ -294,6 +335,18 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
             graceDays: e.TEAM_BILLING_GRACE_DAYS,
           }
         : null,
+    ocppDomains: {
+      dnsServer: e.OCPP_DOMAINS_DNS_SERVER ?? null,
+      cnameTarget: (e.OCPP_DOMAINS_CNAME_TARGET ?? new URL(ocppPublicUrl).hostname)
+        .toLowerCase()
+        .replace(/\.$/, ""),
+      acme: {
+        directoryUrl: e.ACME_DIRECTORY_URL,
+        caCertPath: e.ACME_CA_CERT ? path.resolve(e.ACME_CA_CERT) : null,
+        email: e.ACME_EMAIL ?? null,
+      },
+      httpChallengePort: e.ACME_HTTP_PORT ?? null,
+    },
     ocppTls:
       e.OCPP_TLS_CERT && e.OCPP_TLS_KEY
         ? { certPath: path.resolve(e.OCPP_TLS_CERT), keyPath: path.resolve(e.OCPP_TLS_KEY) }

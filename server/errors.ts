@@ -111,6 +111,10 @@ export const ERROR_CODES = [
   "session_already_refunded",
   "card_not_in_sandbox",
   "sandbox_station_managed",
+  // custom OCPP domains (server/ocpp-domains/README.md)
+  "ocpp_domain_invalid",
+  "ocpp_domain_taken",
+  "ocpp_domain_limit",
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

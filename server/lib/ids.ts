@@ -33,7 +33,9 @@ export function newId(
     | "paa"
     | "sbs"
     | "dsp"
-    | "tbc",
+    | "tbc"
+    | "dom"
+    | "dor",
 ): string {
   const time = Date.now().toString(36).padStart(9, "0");
   return `${prefix}_${time}${randomBase62(14)}`;

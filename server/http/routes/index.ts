@@ -17,6 +17,7 @@ import { locationRoutes } from "./locations";
 import { memberRoutes } from "./members";
 import { meRoutes } from "./me";
 import { metaRoutes } from "./meta";
+import { ocppDomainRoutes } from "./ocpp-domains";
 import { operationRoutes } from "./operations";
 import { overviewRoutes } from "./overview";
 import { paymentAccountRoutes } from "./payment-account";
@@ -49,6 +50,7 @@ export const resourceRoutes = [
   ...tokenRoutes,
   ...eventRoutes,
   ...webhookRoutes,
+  ...ocppDomainRoutes,
   ...tariffRoutes,
   ...billRoutes,
   ...paymentAccountRoutes,
