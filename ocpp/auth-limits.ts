@@ -36,7 +36,7 @@ for (const [prefix, bits, type] of [
 ] as const)
   proxyRanges.addSubnet(prefix, bits, type);
 
-function mayBeProxy(address: string): boolean {
+export function mayBeProxy(address: string): boolean {
   const ipv4 = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1] ?? address;
   const family = net.isIP(ipv4);
   return family !== 0 && proxyRanges.check(ipv4, family === 4 ? "ipv4" : "ipv6");

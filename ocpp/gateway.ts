@@ -1,5 +1,6 @@
 import type { IncomingMessage } from "node:http";
 import type { Socket } from "node:net";
+import type { TLSSocket } from "node:tls";
 import type { Duplex } from "node:stream";
 import { RPCServer } from "ocpp-rpc";
 // every domain's operation kinds and charger-transaction hooks, before anything uses them
@@ -32,10 +33,12 @@ import {
 } from "../server/charging/authenticate-station";
 import { configuredVerifierKey } from "../server/lib/password-verifier";
 import { STATION_NAME_PATTERN } from "../server/stations/station-schema";
+import type { DomainCertificates } from "./domain-certificates";
 import {
   DEFAULT_AUTH_LIMITS,
   attemptBuckets,
   chargerAddress,
+  mayBeProxy,
   reserveAttempt,
   type AuthLimits,
 } from "./auth-limits";
@@ -115,6 +118,12 @@ export type GatewayOptions = {
   databaseUrl: string;
   callTimeoutMs?: number;
   /**
+   * The custom OCPP domains this gateway serves (`ocpp/domain-certificates.ts`): a handshake that
+   * names one (by SNI or Host) must come over TLS and be a station of that domain's project
+   * (`domainRule`). Without it no hostname is treated as a custom domain.
+   */
+  domains?: Pick<DomainCertificates, "domain">;
+  /**
    * charger handshakes: limits, the gate every handshake passes (`gate`), the turns scrypt checks
    * take (`queue`), and the scrypt verifier (tests wrap it to watch it)
    */
@@ -138,6 +147,7 @@ export async function createGateway({
   databaseUrl,
   callTimeoutMs = OPERATION_CALL_TIMEOUT_MS,
   auth = {},
+  domains,
 }: GatewayOptions): Promise<Gateway> {
   const id = newId("gw");
   await registerGateway(db, id);
@@ -174,6 +184,7 @@ export async function createGateway({
     protocols: Set<string>;
     remoteAddress?: string;
     headers: IncomingMessage["headers"];
+    request: IncomingMessage;
   };
   server.auth(
     (accept: Accept, reject: Reject, handshake: Handshake, signal?: AbortSignal) =>
@@ -237,6 +248,12 @@ export async function createGateway({
       // No password, or a name no station can have: nothing is being guessed.
       if (!handshake.password || !STATION_NAME_PATTERN.test(handshake.identity))
         return reject(401, "Unauthorized");
+      const rule = domainRule(handshake);
+      if (!rule.ok) return reject(403, rule.message);
+      /** a custom domain takes only its own project's stations (after the password: see README) */
+      const outsider = (session: StationSession) =>
+        rule.tenantId !== null && session.tenantId !== rule.tenantId;
+      const OUTSIDER = "This station does not connect through this hostname.";
       const address = chargerAddress(handshake.remoteAddress, handshake.headers["x-forwarded-for"]);
       const entry = await gate.take(address, handshake.identity.toLowerCase(), signal);
       if (!entry.ok) return refuseTurn(reject, refuseUnchecked, entry.reason);
@@ -258,6 +275,7 @@ export async function createGateway({
               `Too many failed attempts; retry in ${quick.retryAfterSeconds} s.`,
             );
           if (quick.outcome === "accepted") {
+            if (outsider(quick.session)) return reject(403, OUTSIDER);
             held = true;
             entry.freeName();
             admitted.set(quick.session, entry.done);
@@ -290,6 +308,10 @@ export async function createGateway({
           pace.checked(performance.now() - started);
           return reject(401, "Unauthorized");
         }
+        if (outsider(session)) {
+          await reserved.giveBack(); // the password was right: not a failed attempt
+          return reject(403, OUTSIDER);
+        }
         accept(session, protocol);
         turn.done(); // before the answer reaches the charger, which may reconnect at once
         await reserved.giveBack();
@@ -300,6 +322,39 @@ export async function createGateway({
       log.error("ocpp auth failed", { error });
       reject(503, "Service Unavailable");
     }
+  }
+
+  /**
+   * Security profile 2 on custom domains (ocpp/README.md, "Custom domains"). The names a handshake
+   * came by: the TLS SNI name (the gateway's own TLS listener) and the Host header (also what a
+   * TLS proxy in front passes on). When one is a custom domain this gateway serves, the
+   * connection must be TLS: this socket's own, or a proxy's (`X-Forwarded-Proto: https` from a
+   * loopback or private peer); a plain one is refused before any password is checked. The
+   * station must then belong to the domain's project (`tenantId`). Two names of two projects
+   * (SNI one domain, Host another) are refused.
+   */
+  function domainRule(
+    handshake: Handshake,
+  ): { ok: true; tenantId: number | null } | { ok: false; message: string } {
+    if (!domains) return { ok: true, tenantId: null };
+    const socket = handshake.request.socket as Partial<TLSSocket>;
+    const names = new Set<string>();
+    if (typeof socket.servername === "string") names.add(socket.servername);
+    const host = hostOf(handshake.headers.host);
+    if (host) names.add(host);
+    const tenants = new Set<number>();
+    for (const name of names) {
+      const domain = domains.domain(name);
+      if (domain) tenants.add(domain.tenantId);
+    }
+    if (!tenants.size) return { ok: true, tenantId: null };
+    if (tenants.size > 1) return { ok: false, message: "The TLS name and the Host disagree." };
+    const proxiedTls =
+      handshake.headers["x-forwarded-proto"] === "https" &&
+      mayBeProxy(handshake.remoteAddress ?? "");
+    if (!socket.encrypted && !proxiedTls)
+      return { ok: false, message: "A custom domain takes TLS (wss://) with HTTP Basic." };
+    return { ok: true, tenantId: [...tenants][0]! };
   }
 
   server.on("client", (raw: unknown) => {
@@ -521,4 +576,13 @@ export async function createGateway({
       );
     },
   };
+}
+
+/** The host of a Host header, without its port, lower-cased ("[::1]:9000" → "::1"). */
+function hostOf(header: string | undefined): string | null {
+  if (!header) return null;
+  const host = header.startsWith("[")
+    ? header.slice(1, header.indexOf("]"))
+    : header.replace(/:\d+$/, "");
+  return host.toLowerCase().replace(/\.$/, "") || null;
 }

@@ -4,6 +4,7 @@ import https from "node:https";
 import type { Db } from "../server/db";
 import { metricsAnswer } from "../server/http/metrics-endpoint";
 import { answerHttpChallenge } from "../server/ocpp-domains/http-challenge";
+import type { DomainCertificates } from "./domain-certificates";
 import type { Gateway } from "./gateway";
 import { countConnections } from "../server/metrics/registry";
 
@@ -24,7 +25,52 @@ export function createOcppServer({
   db: Db;
   tls?: TlsFiles;
 }) {
-  const handler: http.RequestListener = (req, res) => {
+  const handler = ocppRequests(gateway, db);
+  const server = tls
+    ? https.createServer(
+        { cert: fs.readFileSync(tls.certPath), key: fs.readFileSync(tls.keyPath) },
+        handler,
+      )
+    : http.createServer(handler);
+  server.on("upgrade", (req, socket, head) => gateway.handleUpgrade(req, socket, head));
+  server.on("close", countConnections(gateway.connectionCount));
+  return server;
+}
+
+/**
+ * With OCPP_TLS_PORT set, the gateway's TLS listener for custom OCPP domains (ocpp/README.md,
+ * "Custom domains"): the same routes as the OCPP listener, over TLS with the certificate picked by
+ * SNI from `certificates` (hot-reloaded: a handshake takes the one in force, an open session keeps
+ * its socket), the default certificate (OCPP_TLS_CERT/KEY) for the service's own names and for
+ * handshakes without SNI.
+ */
+export function createDomainTlsServer({
+  gateway,
+  db,
+  certificates,
+  defaultTls,
+}: {
+  gateway: Gateway;
+  db: Db;
+  certificates: Pick<DomainCertificates, "SNICallback">;
+  defaultTls?: TlsFiles;
+}) {
+  const server = https.createServer(
+    {
+      SNICallback: certificates.SNICallback,
+      ...(defaultTls && {
+        cert: fs.readFileSync(defaultTls.certPath),
+        key: fs.readFileSync(defaultTls.keyPath),
+      }),
+    },
+    ocppRequests(gateway, db),
+  );
+  server.on("upgrade", (req, socket, head) => gateway.handleUpgrade(req, socket, head));
+  return server;
+}
+
+function ocppRequests(gateway: Gateway, db: Db): http.RequestListener {
+  return (req, res) => {
     if (req.method === "GET" && req.url === "/health") {
       db.$queryRaw`SELECT 1`
         .then(
@@ -64,15 +110,6 @@ export function createOcppServer({
       }),
     );
   };
-  const server = tls
-    ? https.createServer(
-        { cert: fs.readFileSync(tls.certPath), key: fs.readFileSync(tls.keyPath) },
-        handler,
-      )
-    : http.createServer(handler);
-  server.on("upgrade", (req, socket, head) => gateway.handleUpgrade(req, socket, head));
-  server.on("close", countConnections(gateway.connectionCount));
-  return server;
 }
 
 /**

@@ -15,7 +15,9 @@ import { DEFAULT_QUEUE } from "../server/jobs/define-job";
 import { startJobRunner } from "../server/jobs/runner";
 import { log } from "../server/log";
 import { createGateway } from "./gateway";
-import { createAcmeChallengeServer, createOcppServer } from "./http-server";
+import { ownHosts } from "../server/ocpp-domains/manage-domains";
+import { startDomainCertificates } from "./domain-certificates";
+import { createAcmeChallengeServer, createDomainTlsServer, createOcppServer } from "./http-server";
 import { startSandboxHost } from "./sandbox/host";
 
 /** Connections the kernel may hold for the gateway to accept. */
@@ -33,14 +35,25 @@ async function main() {
   await applyMigrations(config.databaseUrl, { log: (line) => log.info(line) });
   await db().$queryRaw`SELECT 1`;
 
-  const gateway = await createGateway({ db: db(), databaseUrl: config.databaseUrl });
+  // custom OCPP domains: the certificates served by SNI, and whose project each name is
+  const tls = config.ocppTls ?? undefined;
+  const certificates = await startDomainCertificates({
+    db: db(),
+    databaseUrl: config.databaseUrl,
+    defaultTls: tls ?? null,
+    ownHosts: ownHosts(),
+  });
+  const gateway = await createGateway({
+    db: db(),
+    databaseUrl: config.databaseUrl,
+    domains: certificates,
+  });
   const jobs = await startJobRunner({
     db: db(),
     databaseUrl: config.databaseUrl,
     definitions: [...BACKGROUND_JOBS, ...gateway.jobs],
     queues: [DEFAULT_QUEUE, gateway.queue],
   });
-  const tls = config.ocppTls ?? undefined;
   const server = createOcppServer({ gateway, db: db(), ...(tls ? { tls } : {}) });
   // A reconnect storm opens thousands of connections at once: past the accept queue (Node's
   // default 511) the kernel drops them and each charger waits out a TCP retransmit. The kernel
@@ -48,6 +61,21 @@ async function main() {
   await new Promise<void>((resolve) =>
     server.listen({ port: config.ocppPort, backlog: OCPP_ACCEPT_BACKLOG }, resolve),
   );
+  const domainTls = config.ocppDomains.tlsPort
+    ? createDomainTlsServer({
+        gateway,
+        db: db(),
+        certificates,
+        ...(tls ? { defaultTls: tls } : {}),
+      })
+    : null;
+  if (domainTls)
+    await new Promise<void>((resolve) =>
+      domainTls.listen(
+        { port: config.ocppDomains.tlsPort ?? 443, backlog: OCPP_ACCEPT_BACKLOG },
+        resolve,
+      ),
+    );
   const challenges = config.ocppDomains.httpChallengePort ? createAcmeChallengeServer(db()) : null;
   if (challenges)
     await new Promise<void>((resolve) =>
@@ -65,6 +93,7 @@ async function main() {
   log.info("ocpp gateway listening", {
     port: config.ocppPort,
     tls: Boolean(tls),
+    domains_tls_port: config.ocppDomains.tlsPort,
     gateway_id: gateway.id,
     job_runner: jobs.id,
   });
@@ -84,7 +113,9 @@ async function main() {
     let code = 0;
     try {
       server.close();
+      domainTls?.close();
       challenges?.close();
+      await certificates.close();
       // The virtual chargers close and their leases go back at once: another gateway adopts them.
       await sandbox.stop();
       // Jobs still running after 3 s are left to their leases: another runner takes them over.

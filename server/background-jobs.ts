@@ -10,6 +10,7 @@ import {
 } from "./maintenance/maintenance-jobs";
 import { orderJobDefinition } from "./ocpp-domains/certificate-order";
 import { domainSweepJobDefinition } from "./ocpp-domains/domain-sweep";
+import { tlsCheckJobDefinition } from "./ocpp-domains/tls-check";
 import { OPERATION_CALL_TIMEOUT_MS, operationSweepJob } from "./operations/operation-jobs";
 import { accountAttemptJob } from "./payments/accounts/account-attempt-job";
 import { accountUpdatedJob } from "./payments/accounts/account-updated-job";
@@ -53,5 +54,6 @@ export const BACKGROUND_JOBS: readonly JobDefinition[] = [
   standingSweepJob,
   usageJob,
   domainSweepJobDefinition,
+  tlsCheckJobDefinition,
   orderJobDefinition,
 ];

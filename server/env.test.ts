@@ -196,8 +196,12 @@ describe("configuration", () => {
         email: null,
       },
       httpChallengePort: null,
+      tlsPort: null,
+      tlsCheck: { host: "ocpp.chargecloud.example", port: 443 },
     });
     const set = parseEnv({
+      OCPP_TLS_PORT: "8443",
+      OCPP_DOMAINS_TLS_CHECK: "127.0.0.1:8443",
       OCPP_DOMAINS_DNS_SERVER: "127.0.0.1:5353",
       OCPP_DOMAINS_CNAME_TARGET: "GW.Example.net.",
       ACME_DIRECTORY_URL: "https://127.0.0.1:14000/dir",
@@ -209,7 +213,12 @@ describe("configuration", () => {
       cnameTarget: "gw.example.net",
       acme: { directoryUrl: "https://127.0.0.1:14000/dir" },
       httpChallengePort: 8080,
+      tlsPort: 8443,
+      tlsCheck: { host: "127.0.0.1", port: 8443 },
     });
+    expect(() => parseEnv({ OCPP_DOMAINS_TLS_CHECK: "gw.example.net" })).toThrow(
+      /^OCPP_DOMAINS_TLS_CHECK must be host:port/,
+    );
     expect(set.acme.caCertPath?.endsWith("package.json")).toBe(true);
     expect(() => parseEnv({ OCPP_DOMAINS_DNS_SERVER: "dns://x y" })).toThrow(
       /^OCPP_DOMAINS_DNS_SERVER must be a DNS server as host or host:port/,

@@ -131,6 +131,19 @@ const schema = z.object({
     .min(1, "must be between 1 and 65535")
     .max(65535, "must be between 1 and 65535")
     .optional(),
+  OCPP_TLS_PORT: z.coerce
+    .number({ error: "must be a port number" })
+    .int("must be a whole number")
+    .min(1, "must be between 1 and 65535")
+    .max(65535, "must be between 1 and 65535")
+    .optional(),
+  OCPP_DOMAINS_TLS_CHECK: z
+    .string()
+    .regex(
+      /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/,
+      "must be host:port (where chargers' TLS reaches a gateway, e.g. gw.example.net:443)",
+    )
+    .optional(),
   STRIPE_API_URL: url(["http:", "https:"])
     .refine((value) => {
       // The SDK takes a host, port and protocol only: its request paths are absolute (/v1/…).
@@ -227,9 +240,22 @@ export type OcppDomainsEnv = {
   };
   /** ACME_HTTP_PORT: the gateway also answers HTTP-01 challenges on this plain-HTTP port (80) */
   httpChallengePort: number | null;
+  /** OCPP_TLS_PORT: the gateway's TLS listener for custom domains (certificates by SNI); null: none */
+  tlsPort: number | null;
+  /**
+   * OCPP_DOMAINS_TLS_CHECK: where the `ready` check's TLS handshake goes (host:port), else the
+   * CNAME target on 443
+   */
+  tlsCheck: { host: string; port: number };
 };
 
 export class EnvError extends Error {}
+
+/** "host:port" or "[v6]:port" → its parts */
+function hostPort(value: string): { host: string; port: number } {
+  const at = value.lastIndexOf(":");
+  return { host: value.slice(0, at).replace(/^\[|\]$/g, ""), port: Number(value.slice(at + 1)) };
+}
 
 const SECRET_NAMES = new Set([
   "STRIPE_SECRET_KEY",
@@ -346,6 +372,15 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
         email: e.ACME_EMAIL ?? null,
       },
       httpChallengePort: e.ACME_HTTP_PORT ?? null,
+      tlsPort: e.OCPP_TLS_PORT ?? null,
+      tlsCheck: e.OCPP_DOMAINS_TLS_CHECK
+        ? hostPort(e.OCPP_DOMAINS_TLS_CHECK)
+        : {
+            host: (e.OCPP_DOMAINS_CNAME_TARGET ?? new URL(ocppPublicUrl).hostname)
+              .toLowerCase()
+              .replace(/\.$/, ""),
+            port: 443,
+          },
     },
     ocppTls:
       e.OCPP_TLS_CERT && e.OCPP_TLS_KEY

@@ -8,7 +8,7 @@ import { startTestGateway, type TestGateway } from "./ocpp";
  */
 export function aLiveGateway(
   options: Parameters<typeof startTestGateway>[0] = {},
-): Pick<TestGateway, "url" | "gateway" | "jobs" | "sandbox"> {
+): Pick<TestGateway, "url" | "gateway" | "jobs" | "sandbox" | "certificates" | "domainTlsPort"> {
   let started: TestGateway | undefined;
   beforeAll(async () => {
     started = await startTestGateway(options);
@@ -32,6 +32,12 @@ export function aLiveGateway(
     },
     get sandbox() {
       return live().sandbox;
+    },
+    get certificates() {
+      return live().certificates;
+    },
+    get domainTlsPort() {
+      return live().domainTlsPort;
     },
   };
 }

@@ -7,7 +7,8 @@ import { DEFAULT_QUEUE, type JobDefinition } from "../server/jobs/define-job";
 import { startJobRunner } from "../server/jobs/runner";
 import { operationSweepJob } from "../server/operations/operation-jobs";
 import { createGateway, type GatewayOptions } from "../ocpp/gateway";
-import { createOcppServer, type TlsFiles } from "../ocpp/http-server";
+import { startDomainCertificates } from "../ocpp/domain-certificates";
+import { createDomainTlsServer, createOcppServer, type TlsFiles } from "../ocpp/http-server";
 import { strictModeValidators } from "../ocpp/protocol/validators";
 import { startSandboxHost, type SandboxHostOptions } from "../ocpp/sandbox/host";
 
@@ -27,14 +28,29 @@ export async function startTestGateway(
     jobs?: JobDefinition[];
     db?: Db;
     sandbox?: Partial<Omit<SandboxHostOptions, "db" | "databaseUrl" | "gatewayId" | "ocppUrl">>;
+    /**
+     * the TLS listener for custom OCPP domains too (ocpp/domain-certificates.ts), on a loopback
+     * port of its own (`domainTlsPort`), with this default certificate for `ownHosts`
+     */
+    domainTls?: { defaultTls?: TlsFiles; ownHosts?: string[]; fullReloadMs?: number };
   } = {},
 ) {
   const callTimeoutMs = options.callTimeoutMs ?? 1500;
+  const certificates = options.domainTls
+    ? await startDomainCertificates({
+        db: db(),
+        databaseUrl: process.env.DATABASE_URL!,
+        defaultTls: options.domainTls.defaultTls ?? null,
+        ownHosts: options.domainTls.ownHosts ?? [],
+        ...(options.domainTls.fullReloadMs && { fullReloadMs: options.domainTls.fullReloadMs }),
+      })
+    : undefined;
   const gateway = await createGateway({
     db: options.db ?? db(),
     databaseUrl: process.env.DATABASE_URL!,
     callTimeoutMs,
     ...(options.auth ? { auth: options.auth } : {}),
+    ...(certificates ? { domains: certificates } : {}),
   });
   const jobs = await startJobRunner({
     db: db(),
@@ -49,6 +65,17 @@ export async function startTestGateway(
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const port = (server.address() as AddressInfo).port;
+  const domainServer = certificates
+    ? createDomainTlsServer({
+        gateway,
+        db: db(),
+        certificates,
+        ...(options.domainTls?.defaultTls ? { defaultTls: options.domainTls.defaultTls } : {}),
+      })
+    : undefined;
+  if (domainServer)
+    await new Promise<void>((resolve) => domainServer.listen(0, "127.0.0.1", resolve));
+  const domainTlsPort = domainServer ? (domainServer.address() as AddressInfo).port : null;
   const url = `${options.tls ? "wss" : "ws"}://127.0.0.1:${port}/ocpp`;
   const sandbox = options.sandbox
     ? await startSandboxHost({
@@ -65,11 +92,15 @@ export async function startTestGateway(
     jobs,
     url,
     sandbox,
+    certificates,
+    domainTlsPort,
     close: async () => {
       await sandbox?.stop();
       await jobs.stop(1_000);
       await gateway.close();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      if (domainServer) await new Promise<void>((resolve) => domainServer.close(() => resolve()));
+      await certificates?.close();
     },
   };
 }

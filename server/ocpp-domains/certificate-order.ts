@@ -17,6 +17,7 @@ import {
   newPrivateKey,
   type AcmeConfig,
 } from "./acme";
+import { TLS_CHECK_DELAY_MS, tlsCheckJobDefinition } from "./tls-check";
 
 /**
  * One ACME certificate order for a domain, a journaled external call (server/jobs/README.md,
@@ -154,6 +155,9 @@ export async function runOrder(orderId: string, ctx: JobContext, config: AcmeCon
         certificateSerial: x509.serialNumber.toLowerCase(),
         certificateNotBefore: new Date(x509.validFrom),
         certificateNotAfter: new Date(x509.validTo),
+        // a first certificate (or one after a lapse) is not ready until a handshake shows it;
+        // a renewal keeps the domain ready while its check runs (the old one is still served)
+        ...(order.reason === "issue" && { tlsReadyAt: null }),
       },
     });
     await tx.ocppDomainOrder.update({
@@ -162,6 +166,12 @@ export async function runOrder(orderId: string, ctx: JobContext, config: AcmeCon
     });
     await tx.acmeChallenge.deleteMany({ where: { domainId: order.domainId } });
     await notifyCertificateChanged(tx, order.domain.hostname);
+    await enqueue(
+      tx,
+      tlsCheckJobDefinition,
+      { domain_id: order.domainId },
+      { key: order.id, runAt: new Date(ctx.now().getTime() + TLS_CHECK_DELAY_MS) },
+    );
   });
 }
 

@@ -53,12 +53,25 @@ export const domainSchema = z.object({
   ready: z
     .boolean()
     .describe(
-      "true only once a TLS handshake to the gateway with this name succeeded; DNS verification alone does not make it true",
+      "true once a TLS handshake to a gateway with this name as SNI presented the domain's certificate (checked after each issue and renewal, and periodically), while that certificate is valid; DNS verification alone does not make it true",
     ),
   connection_url_template: z
     .string()
     .nullable()
-    .describe("`wss://<hostname>/ocpp/{station_name}` once `ready`; null before"),
+    .describe(
+      "`wss://<hostname>/ocpp/{station_name}` while `ready`; null otherwise. The project's stations report `connection_url` on the first-registered ready domain",
+    ),
+  tls_check: z
+    .object({
+      checked_at: z.string().nullable().describe("the last handshake check"),
+      ready_at: z
+        .string()
+        .nullable()
+        .describe("when that check presented the domain's certificate; null if it did not"),
+      serial: z.string().nullable().describe("the serial of the certificate the gateway presented"),
+      error: z.string().nullable().describe("why the last check did not pass, in words"),
+    })
+    .describe("the `ready` check: a TLS handshake to a gateway with the hostname as SNI"),
   records: z
     .array(recordSchema)
     .describe("the records to add by hand, with the last check's result"),

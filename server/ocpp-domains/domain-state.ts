@@ -6,7 +6,7 @@ import type { OcppDomain, OcppDomainOrder } from "../generated/prisma/client";
  * - `issuing_certificate`: records verified, no valid certificate yet (an order is in flight or
  *   waits for its retry);
  * - `certificate_issued`: records verified and a valid certificate (`ready` comes with the TLS
- *   handshake check, a later step);
+ *   handshake check, `domainReady`);
  * - `records_missing`: verified once, the records are gone since; it keeps its certificate (and
  *   works) until that lapses, and no renewal is attempted;
  * - `lapsed`: records gone and no valid certificate.
@@ -25,6 +25,13 @@ export function domainStatus(d: OcppDomain, now: Date): DomainStatus {
   if (d.dnsState === "missing") return certificateValid(d, now) ? "records_missing" : "lapsed";
   return certificateValid(d, now) ? "certificate_issued" : "issuing_certificate";
 }
+
+/**
+ * `ready`: the last TLS handshake check presented the domain's certificate, and it is still
+ * valid (server/ocpp-domains/tls-check.ts). A lapsed certificate or a failed check makes it false.
+ */
+export const domainReady = (d: Pick<OcppDomain, "certificateNotAfter" | "tlsReadyAt">, now: Date) =>
+  d.tlsReadyAt !== null && certificateValid(d, now);
 
 /**
  * When a certificate is renewed: once two thirds of its lifetime have passed (Let's Encrypt's

@@ -4,6 +4,7 @@ import { env } from "../env";
 import { defineCronJob } from "../jobs/define-job";
 import { checkRecords, dnsResolver, type DnsResolver } from "./dns-records";
 import { orderIfNeeded, recordCheck } from "./record-check";
+import { checkDomainTls, defaultTlsTarget, type TlsTarget } from "./tls-check";
 
 /** How often a domain's records are checked again: soon while awaited, hourly once verified. */
 export const RECHECK_PENDING_MS = 5 * 60_000;
@@ -20,23 +21,31 @@ const BATCH = 50;
  */
 export const domainSweepJob = (
   resolver: () => DnsResolver = () => dnsResolver(env().ocppDomains.dnsServer),
+  tlsTarget: () => TlsTarget = defaultTlsTarget,
 ) =>
   defineCronJob({
     id: "ocpp-domains.sweep",
     everyMs: 5 * 60_000,
-    leaseMs: BATCH * 4_000 + 60_000,
+    // each domain: two lookups of at most 4 s, a handshake of at most 5 s
+    leaseMs: BATCH * 9_000 + 60_000,
     handler: async (_slot, ctx) => {
-      await sweepDomains(ctx.db, resolver(), ctx.now());
+      await sweepDomains(ctx.db, resolver(), ctx.now(), tlsTarget());
     },
   });
 
 export const domainSweepJobDefinition = domainSweepJob();
 
+/** How often a served domain's TLS handshake is checked again: ready ones, and not-ready ones. */
+export const RECHECK_TLS_READY_MS = 30 * 60_000;
+export const RECHECK_TLS_FAILING_MS = 5 * 60_000;
+
+/** `tlsTarget`: where the `ready` checks' handshakes go; without it none is made. */
 export async function sweepDomains(
   db: Db,
   resolver: DnsResolver,
   now: Date,
-): Promise<{ checked: number; ordered: number }> {
+  tlsTarget?: TlsTarget,
+): Promise<{ checked: number; ordered: number; tlsChecked: number }> {
   const due = await db.$queryRaw<{ id: string; hostname: string; verification_token: string }[]>`
     SELECT id, hostname, verification_token FROM ocpp_domains
     WHERE dns_checked_at IS NULL
@@ -72,5 +81,20 @@ export async function sweepDomains(
     });
     if (jobId) ordered++;
   }
-  return { checked: due.length, ordered };
+  // `ready` checked again: domains with a valid certificate whose last handshake check is old
+  // (each handshake outside any transaction, at most 5 s)
+  let tlsChecked = 0;
+  if (tlsTarget) {
+    const stale = await db.$queryRaw<{ id: string }[]>`
+      SELECT id FROM ocpp_domains
+      WHERE certificate_not_after > ${now}
+        AND (tls_checked_at IS NULL
+          OR (tls_ready_at IS NOT NULL AND tls_checked_at <= ${new Date(now.getTime() - RECHECK_TLS_READY_MS)})
+          OR (tls_ready_at IS NULL AND tls_checked_at <= ${new Date(now.getTime() - RECHECK_TLS_FAILING_MS)}))
+      ORDER BY tls_checked_at NULLS FIRST
+      LIMIT ${BATCH}`;
+    for (const { id } of stale)
+      if ((await checkDomainTls(db, id, tlsTarget, now)) !== null) tlsChecked++;
+  }
+  return { checked: due.length, ordered, tlsChecked };
 }

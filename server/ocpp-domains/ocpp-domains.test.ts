@@ -14,6 +14,7 @@ import type { AcmeConfig } from "./acme";
 import { CERTIFICATE_CHANNEL, orderJob } from "./certificate-order";
 import { dnsResolver } from "./dns-records";
 import { sweepDomains } from "./domain-sweep";
+import { tlsCheckJob } from "./tls-check";
 
 // One DNS server, one HTTP-01 responder (the gateway's own handler) and one pebble for the file,
 // all before the configuration is first read: the routes use the configured resolver and CA.
@@ -375,6 +376,55 @@ describe("verification and certificates", () => {
       });
     expect(await get(d.domain.hostname)).toEqual({ status: 200, body: "tok_abc-123.thumb" });
     expect((await get("other.brand.com")).status).toBe(404);
+  });
+});
+
+describe("ready: the TLS check after issue and renewal", () => {
+  it("the certificate pebble issued is served by SNI at once (NOTIFY), and the check job then finds it: ready, with the template; a renewal keeps it ready and is checked again", async () => {
+    const { startTestGateway, waitUntil } = await import("../../testing/ocpp");
+    const gw = await startTestGateway({ domainTls: {} });
+    const target = () => ({ host: "127.0.0.1", port: gw.domainTlsPort! });
+    const checks = (now: Date) => runJobsNow({ db: db(), definitions: [tlsCheckJob(target)], now });
+    try {
+      const d = await anIssuedDomain();
+      const issued = await d.get();
+      // issued but not ready yet: the check is journaled, a little later
+      expect(issued).toMatchObject({ ready: false, connection_url_template: null });
+      const orderId = issued.certificate.order.id;
+      const job = await db().job.findUniqueOrThrow({
+        where: { id: `ocpp-domains.tls-check:${orderId}` },
+      });
+      expect(job.payload).toEqual({ domain_id: d.domain.id });
+      await waitUntil(
+        () => gw.certificates?.domain(d.domain.hostname)?.serial === issued.certificate.serial,
+      );
+      expect(await checks(new Date(job.runAt.getTime() + 1_000))).toBeGreaterThanOrEqual(1);
+      expect(await d.get()).toMatchObject({
+        ready: true,
+        connection_url_template: `wss://${d.domain.hostname}/ocpp/{station_name}`,
+        tls_check: { serial: issued.certificate.serial, error: null },
+      });
+      // renewal: stays ready while the new certificate is ordered and stored, then checked again
+      const at = new Date(new Date(issued.certificate.renew_after).getTime() + 60_000);
+      await sweepDomains(db(), resolver, at);
+      await runOrders(at);
+      const renewed = await d.get();
+      expect(renewed.certificate.serial).not.toBe(issued.certificate.serial);
+      expect(renewed.ready).toBe(true);
+      await waitUntil(
+        () => gw.certificates?.domain(d.domain.hostname)?.serial === renewed.certificate.serial,
+      );
+      const renewalCheck = await db().job.findUniqueOrThrow({
+        where: { id: `ocpp-domains.tls-check:${renewed.certificate.order.id}` },
+      });
+      await checks(new Date(renewalCheck.runAt.getTime() + 1_000));
+      expect((await d.get()).tls_check).toMatchObject({
+        serial: renewed.certificate.serial,
+        error: null,
+      });
+    } finally {
+      await gw.close();
+    }
   });
 });
 

@@ -1,7 +1,7 @@
 import type { OcppDomain, OcppDomainOrder } from "../generated/prisma/client";
 import { expectedRecords, type DnsChecks, type RecordCheck } from "./dns-records";
 import type { DomainView } from "./domain-schema";
-import { certificateStatus, domainStatus, renewAfter } from "./domain-state";
+import { certificateStatus, domainReady, domainStatus, renewAfter } from "./domain-state";
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
@@ -32,12 +32,19 @@ export function presentDomain(
       },
   );
   const orderError = latest?.error as { kind: string; message: string } | null | undefined;
+  const ready = domainReady(d, now);
   return {
     id: d.id,
     hostname: d.hostname,
     status: domainStatus(d, now),
-    ready: false,
-    connection_url_template: null,
+    ready,
+    connection_url_template: ready ? `wss://${d.hostname}/ocpp/{station_name}` : null,
+    tls_check: {
+      checked_at: iso(d.tlsCheckedAt),
+      ready_at: iso(d.tlsReadyAt),
+      serial: d.tlsSerial,
+      error: d.tlsError,
+    },
     records,
     dns: {
       state: d.dnsState as DomainView["dns"]["state"],

@@ -2,6 +2,7 @@ import { db as defaultDb, type DbTx } from "../db";
 import { loadStationDisplays } from "../displays/present-display";
 import type { Prisma } from "../generated/prisma/client";
 import { toPage, type Pagination } from "../lib/pagination";
+import { readyDomainBase } from "../ocpp-domains/ready-domain";
 import { presentStation, stationInclude } from "./present-station";
 
 export type ListStationsOptions = {
@@ -64,10 +65,11 @@ export async function listStations({
     db,
     rows.map((r) => r.id),
   );
+  const ocppBase = await readyDomainBase(db, tenantId);
   return toPage(
     rows,
     page.limit,
     (r) => r.id,
-    (r) => presentStation(r, displays.get(r.id)),
+    (r) => presentStation(r, displays.get(r.id), ocppBase),
   );
 }

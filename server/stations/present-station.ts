@@ -8,9 +8,12 @@ import type { StationResource } from "./station-schema";
 
 export type StationRow = Station & { connectors: (Connector & { evse: Evse })[]; faults: Fault[] };
 
-/** The station's OCPP-J endpoint: the path ends in the station name. */
-export function connectionUrl(name: string): string {
-  return `${env().ocppPublicUrl}/ocpp/${encodeURIComponent(name)}`;
+/**
+ * The station's OCPP-J endpoint: the path ends in the station name. `base`: the tenant's ready
+ * custom domain's (`readyDomainBase`), else the service's own.
+ */
+export function connectionUrl(name: string, base: string | null = null): string {
+  return `${base ?? `${env().ocppPublicUrl}/ocpp`}/${encodeURIComponent(name)}`;
 }
 
 export const stationInclude = {
@@ -21,10 +24,12 @@ export const stationInclude = {
 /**
  * The API shape of a station (identical in every supported version). `displays`: the station's
  * display rows with their EVSE numbers (`loadStationDisplays`); none for a new station.
+ * `ocppBase`: the tenant's ready custom domain's endpoint base (`readyDomainBase`), or null.
  */
 export function presentStation(
   row: StationRow,
   displays: readonly (Display & { evseNumber: number })[] = [],
+  ocppBase: string | null = null,
 ): StationResource {
   const resource: StationResource = {
     id: row.id,
@@ -33,7 +38,7 @@ export function presentStation(
     name: row.name,
     external_reference: row.externalReference,
     serial: row.serial,
-    connection_url: connectionUrl(row.name),
+    connection_url: connectionUrl(row.name, ocppBase),
     // Live fields, kept by the OCPP gateway. `online`: a gateway holds the station's socket.
     online: row.gatewayId !== null,
     protocol: (row.protocol as StationResource["protocol"]) ?? null,

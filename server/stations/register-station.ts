@@ -3,6 +3,7 @@ import { DomainError } from "../errors";
 import { isUniqueViolation } from "../lib/unique-violation";
 import { externalReferenceTaken } from "../locations/create-location";
 import { requireTenantNotSuspended } from "../team-billing/standing";
+import { readyDomainBase } from "../ocpp-domains/ready-domain";
 import { presentStation, stationInclude } from "./present-station";
 import type { RegisterStationInput } from "./station-schema";
 
@@ -73,7 +74,7 @@ export async function registerStation({
       where: { id: station.id },
       include: stationInclude,
     });
-    return presentStation(row);
+    return presentStation(row, [], await readyDomainBase(db, tenantId));
   } catch (error) {
     if (isUniqueViolation(error, "name_key")) throw stationNameTaken(input.name);
     if (isUniqueViolation(error, "external_reference"))
