@@ -12,6 +12,7 @@ import { enqueue } from "../server/jobs/enqueue";
 import { runJobsNow } from "../server/jobs/run-now";
 import { seal } from "../server/lib/secret-box";
 import { notifyCertificateChanged } from "../server/ocpp-domains/certificate-order";
+import { sweepDomains } from "../server/ocpp-domains/domain-sweep";
 import { checkDomainTls, probeTls, tlsCheckJob } from "../server/ocpp-domains/tls-check";
 import { call, idem } from "../testing/api";
 import { aStationWithPassword, aTenantWithKey } from "../testing/builders";
@@ -255,8 +256,9 @@ describe("the gateway's TLS listener for custom domains", () => {
     const after = aDomainCharger(d.domain.hostname, d.station.name, d.password, renewed.cert);
     await after.connect();
     await expect(after.call("Heartbeat", {})).resolves.toHaveProperty("currentTime");
+    // the newer connection replaces the old one, as any reconnect does
+    await waitUntil(() => closed);
     await after.close({ force: true });
-    expect(closed).toBe(true); // the newer connection replaced it, as any reconnect does
   });
 });
 
@@ -315,16 +317,58 @@ describe("ready and connection_url", () => {
     const d = await aServedDomain();
     expect(await checkDomainTls(db(), d.domain.id, tlsTarget(), new Date())).toBe(true);
     // the row holds a new certificate the gateway has not loaded (no NOTIFY)
-    const next = new crypto.X509Certificate(aCertificate(d.domain.hostname).cert);
+    const renewed = aCertificate(d.domain.hostname);
+    const next = new crypto.X509Certificate(renewed.cert);
     await db().ocppDomain.update({
       where: { id: d.domain.id },
-      data: { certificatePem: next.toString(), certificateSerial: next.serialNumber.toLowerCase() },
+      data: {
+        certificatePem: renewed.cert,
+        certificateKey: seal(renewed.key),
+        certificateSerial: next.serialNumber.toLowerCase(),
+      },
     });
     expect(await checkDomainTls(db(), d.domain.id, tlsTarget(), new Date())).toBe(false);
     const body = await d.get();
     expect(body.ready).toBe(false);
     expect(body.tls_check.serial).toBe(d.x509.serialNumber.toLowerCase());
     expect(body.tls_check.error).toMatch(/not the domain's/);
+    // the gateway's periodic full reload (the safety net for a lost NOTIFY) picks the row up
+    await gw.certificates!.reloadAll();
+    expect(await checkDomainTls(db(), d.domain.id, tlsTarget(), new Date())).toBe(true);
+    expect((await d.get()).tls_check.serial).toBe(next.serialNumber.toLowerCase());
+    // a row whose key does not fit its certificate is logged and skipped: the name keeps its own
+    await db().ocppDomain.update({
+      where: { id: d.domain.id },
+      data: { certificateKey: seal(d.certificate.key) },
+    });
+    await gw.certificates!.reloadAll();
+    await gw.certificates!.reloadOne(d.domain.hostname);
+    expect(gw.certificates!.domain(d.domain.hostname)?.serial).toBe(
+      next.serialNumber.toLowerCase(),
+    );
+    expect(await probeTls(tlsTarget(), d.domain.hostname)).toMatchObject({ ok: true });
+  });
+
+  it("the sweep checks the TLS of served domains whose check is due, and not again before its time", async () => {
+    const d = await aServedDomain();
+    // DNS lookups that decide nothing: only the TLS part of the sweep matters here
+    const silent = {
+      resolveCname: () => Promise.reject(Object.assign(new Error("timeout"), { code: "ETIMEOUT" })),
+      resolveTxt: () => Promise.reject(Object.assign(new Error("timeout"), { code: "ETIMEOUT" })),
+    };
+    const now = new Date();
+    const first = await sweepDomains(db(), silent, now, tlsTarget());
+    expect(first.tlsChecked).toBeGreaterThanOrEqual(1);
+    expect(await d.get()).toMatchObject({
+      ready: true,
+      tls_check: { checked_at: now.toISOString() },
+    });
+    // ready, checked a minute ago: not due (30 minutes)
+    await sweepDomains(db(), silent, new Date(now.getTime() + 60_000), tlsTarget());
+    expect((await d.get()).tls_check.checked_at).toBe(now.toISOString());
+    const later = new Date(now.getTime() + 31 * 60_000);
+    await sweepDomains(db(), silent, later, tlsTarget());
+    expect((await d.get()).tls_check.checked_at).toBe(later.toISOString());
   });
 });
 

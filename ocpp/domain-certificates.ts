@@ -78,7 +78,8 @@ export async function startDomainCertificates({
     certificateNotAfter: true,
   } as const;
 
-  function toServed(row: Row): ServedDomain | null {
+  /** the row's certificate to serve; null when it has none valid; "broken" when it cannot load */
+  function toServed(row: Row): ServedDomain | null | "broken" {
     if (!row.certificatePem || !row.certificateKey || !row.certificateNotAfter) return null;
     if (row.certificateNotAfter <= new Date()) return null;
     try {
@@ -93,12 +94,12 @@ export async function startDomainCertificates({
         }),
       };
     } catch (error) {
-      // one bad row must not stop every other domain's reload
+      // one bad row must not stop every other domain's reload; the name keeps what it had
       log.error("ocpp domains: a certificate could not be loaded", {
         hostname: row.hostname,
         error,
       });
-      return null;
+      return "broken";
     }
   }
 
@@ -107,8 +108,10 @@ export async function startDomainCertificates({
     const mine = ++version;
     touched.set(hostname, mine);
     const row = await db.ocppDomain.findUnique({ where: { hostname }, select });
-    if (touched.get(hostname) !== mine) return; // a newer reload of the name is under way
+    // a newer reload of the name, or a full one that read after this began, decides instead
+    if (touched.get(hostname) !== mine) return;
     const next = row ? toServed(row) : null;
+    if (next === "broken") return;
     if (next) served.set(hostname, next);
     else served.delete(hostname);
   }
@@ -123,15 +126,20 @@ export async function startDomainCertificates({
     const next = new Map<string, ServedDomain>();
     for (const row of rows) {
       const domain = toServed(row);
-      if (domain) next.set(domain.hostname, domain);
+      const kept = domain === "broken" ? served.get(row.hostname) : domain;
+      if (kept) next.set(row.hostname, kept);
     }
     for (const [hostname, at] of touched) {
-      if (at <= started) continue;
+      // reloaded before this one read: this read is as fresh, and that reload is done with
+      if (at <= started) {
+        touched.delete(hostname);
+        continue;
+      }
+      // reloaded (or still reloading) since: that reload decides the name
       const current = served.get(hostname);
       if (current) next.set(hostname, current);
       else next.delete(hostname);
     }
-    touched.clear();
     served = next;
   }
 
@@ -170,9 +178,15 @@ export async function startDomainCertificates({
   }, fullReloadMs);
   timer.unref();
 
+  /** the served domain for a name, while its certificate is valid (lapsed ones go at the full reload) */
+  const current = (hostname: string) => {
+    const domain = served.get(hostname.toLowerCase().replace(/\.$/, ""));
+    return domain && domain.notAfter > new Date() ? domain : undefined;
+  };
+
   return {
     /** the served domain for a hostname (SNI or Host), or undefined */
-    domain: (hostname: string) => served.get(hostname.toLowerCase().replace(/\.$/, "")),
+    domain: current,
     isOwnHost: (hostname: string) => own.has(hostname.toLowerCase().replace(/\.$/, "")),
     /** tls.Server's SNICallback: the domain's context, the default for the service's names */
     SNICallback: (
@@ -180,7 +194,7 @@ export async function startDomainCertificates({
       cb: (error: Error | null, ctx?: tls.SecureContext) => void,
     ) => {
       const name = servername.toLowerCase().replace(/\.$/, "");
-      const domain = served.get(name);
+      const domain = current(name);
       if (domain) return cb(null, domain.context);
       if (defaultContext && own.has(name)) return cb(null, defaultContext);
       cb(new Error(`no certificate for ${name}`));

@@ -137,7 +137,8 @@ export type GatewayOptions = {
 
 /**
  * The charger-facing side of an `ocpp` process: accepts OCPP-J websockets at /ocpp/<station name>,
- * authenticates them (HTTP Basic, security profile 1), validates every message against the
+ * authenticates them (HTTP Basic, security profile 1; on a custom domain's name TLS is required
+ * and only that project's stations get in, `domainRule`), validates every message against the
  * official schemas both ways, records what chargers report, and sends operator commands to the
  * stations whose sockets it holds. Registers itself in `gateways` with a heartbeat so the API and
  * other gateways know which process owns which station.
