@@ -167,6 +167,16 @@ describe("the gateway's TLS listener for custom domains", () => {
       ok: true,
       serial: new crypto.X509Certificate(fs.readFileSync(own.certPath)).serialNumber.toLowerCase(),
     });
+    // records gone (flagged `records_missing`): still served until the certificate lapses
+    await inTransaction(db(), async (tx) => {
+      await tx.ocppDomain.update({ where: { id: d.domain.id }, data: { dnsState: "missing" } });
+      await notifyCertificateChanged(tx, d.domain.hostname);
+    });
+    await gw.certificates!.reloadAll();
+    expect(await probeTls(tlsTarget(), d.domain.hostname)).toMatchObject({
+      ok: true,
+      serial: d.x509.serialNumber.toLowerCase(),
+    });
     // a name the service holds no certificate for: the handshake fails
     expect(await probeTls(tlsTarget(), "ocpp.nobody-registered-this.com")).toMatchObject({
       ok: false,
@@ -211,6 +221,9 @@ describe("the gateway's TLS listener for custom domains", () => {
         d.certificate.cert,
       ).connect(),
     ).rejects.toThrow();
+    // the same through the full (scrypt) check, without the stored verifier
+    await db().station.update({ where: { id: stranger.id }, data: { passwordVerifier: null } });
+    expect(await upgradeStatus(url, stranger.name, "stranger-password-01", opts)).toBe(403);
     // the same stranger on the service's own address is welcome
     expect(await upgradeStatus(gw.url, stranger.name, "stranger-password-01")).toBe(101);
     // and the project's own station with its password is accepted on the name
