@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
+import https from "node:https";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
@@ -12,6 +13,23 @@ export async function freePort(): Promise<number> {
   const { port } = server.address() as net.AddressInfo;
   await new Promise((resolve) => server.close(resolve));
   return port;
+}
+
+/** A GET to pebble's management interface (HTTPS under its listener certificate). */
+function managementGet(port: number, path: string, ca: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    https
+      .get({ host: "127.0.0.1", port, path, ca }, (res) => {
+        let body = "";
+        res.on("data", (chunk: Buffer) => (body += chunk.toString()));
+        res.on("end", () =>
+          res.statusCode === 200
+            ? resolve(body)
+            : reject(new Error(`pebble ${path}: ${res.statusCode} ${body}`)),
+        );
+      })
+      .on("error", reject);
+  });
 }
 
 /**
@@ -83,6 +101,11 @@ export async function startPebble(options: { dnsServer: string; httpPort: number
     /** pebble's listener certificate: trusted for the directory's HTTPS (ACME_CA_CERT) */
     caPem,
     caPath: certPath,
+    /**
+     * the root CA pebble issues under (made afresh at each start, read from its management
+     * interface): what a charger trusts to accept a certificate pebble issued
+     */
+    issuingRootPem: () => managementGet(managementPort, "/roots/0", caPem),
     output: () => output,
     close: async () => {
       process.off("exit", killOnExit);

@@ -7,7 +7,9 @@ import { env } from "../env";
 import { runJobsNow, startedJobsSettled } from "../jobs/run-now";
 import { open } from "../lib/secret-box";
 import { call, idem } from "../../testing/api";
-import { aTenantWithKey } from "../../testing/builders";
+import { RPCClient } from "ocpp-rpc";
+import { strictModeValidators } from "../../ocpp/protocol/validators";
+import { aStationWithPassword, aTenantWithKey } from "../../testing/builders";
 import { aDnsZone } from "../../testing/dns-zone";
 import { freePort, startPebble } from "../../testing/pebble";
 import type { AcmeConfig } from "./acme";
@@ -404,6 +406,26 @@ describe("ready: the TLS check after issue and renewal", () => {
         connection_url_template: `wss://${d.domain.hostname}/ocpp/{station_name}`,
         tls_check: { serial: issued.certificate.serial, error: null },
       });
+      // a real charger (ocpp-rpc, strict mode) trusting pebble's root dials the name (resolved to
+      // the gateway's loopback listener by its own lookup) and gets in with its password
+      const password = "pebble-domain-pw-0001";
+      const station = await aStationWithPassword(d, password);
+      const charger = new RPCClient(<ConstructorParameters<typeof RPCClient>[0]>{
+        endpoint: `wss://${d.domain.hostname}:${gw.domainTlsPort}/ocpp`,
+        identity: station.name,
+        password,
+        protocols: ["ocpp2.0.1"],
+        strictMode: true,
+        strictModeValidators,
+        reconnect: false,
+        wsOpts: {
+          ca: await pebble.issuingRootPem(),
+          lookup: (_h: string, o: { all?: boolean }, cb: (...a: unknown[]) => void) =>
+            o.all ? cb(null, [{ address: "127.0.0.1", family: 4 }]) : cb(null, "127.0.0.1", 4),
+        },
+      });
+      await charger.connect();
+      await expect(charger.call("Heartbeat", {})).resolves.toHaveProperty("currentTime");
       // renewal: stays ready while the new certificate is ordered and stored, then checked again
       const at = new Date(new Date(issued.certificate.renew_after).getTime() + 60_000);
       await sweepDomains(db(), resolver, at);
@@ -422,6 +444,9 @@ describe("ready: the TLS check after issue and renewal", () => {
         serial: renewed.certificate.serial,
         error: null,
       });
+      // the charger connected before the renewal still has its socket
+      await expect(charger.call("Heartbeat", {})).resolves.toHaveProperty("currentTime");
+      await charger.close({ force: true });
     } finally {
       await gw.close();
     }
