@@ -17,6 +17,7 @@ import { checkDomainTls, probeTls, tlsCheckJob } from "../server/ocpp-domains/tl
 import { call, idem } from "../testing/api";
 import { aStationWithPassword, aTenantWithKey } from "../testing/builders";
 import { selfSignedCertificate } from "../testing/certificates";
+import { aFreePort, spawnGateway } from "../testing/gateway-process";
 import { aLiveGateway } from "../testing/live-gateway";
 import { waitUntil } from "../testing/ocpp";
 import { strictModeValidators } from "./protocol/validators";
@@ -413,5 +414,51 @@ describe("deleting a domain while chargers are connected", () => {
     });
     expect(station.body.connection_url).toBe(`${env().ocppPublicUrl}/ocpp/${d.station.name}`);
     await charger.close({ force: true });
+  });
+});
+
+describe("the ocpp process (ocpp/main.ts) with OCPP_TLS_PORT", () => {
+  it("listens with TLS by SNI, reloads on the NOTIFY, and lets the project's charger in", async () => {
+    const d = await aServedDomain();
+    const port = await aFreePort();
+    const processGateway = await spawnGateway({
+      OCPP_TLS_PORT: String(port),
+      OCPP_TLS_CERT: own.certPath,
+      OCPP_TLS_KEY: own.keyPath,
+      OCPP_DOMAINS_CNAME_TARGET: OWN_HOST,
+    });
+    try {
+      const target = { host: "127.0.0.1", port };
+      expect(await probeTls(target, d.domain.hostname)).toMatchObject({
+        ok: true,
+        serial: d.x509.serialNumber.toLowerCase(),
+      });
+      expect(await probeTls(target, OWN_HOST)).toMatchObject({ ok: true });
+      expect(await probeTls(target, "ocpp.nobody-registered-this.com")).toMatchObject({
+        ok: false,
+      });
+      // a renewal reaches the process through its LISTEN
+      const renewed = aCertificate(d.domain.hostname);
+      const x509 = await store(d.domain, renewed);
+      await waitUntil(
+        async () =>
+          (await probeTls(target, d.domain.hostname)).serial === x509.serialNumber.toLowerCase(),
+      );
+      const charger = new RPCClient(<ConstructorParameters<typeof RPCClient>[0]>{
+        endpoint: `wss://${d.domain.hostname}:${port}/ocpp`,
+        identity: d.station.name,
+        password: d.password,
+        protocols: ["ocpp2.0.1"],
+        strictMode: true,
+        strictModeValidators,
+        reconnect: false,
+        wsOpts: { ca: renewed.cert, lookup: toLoopback },
+      });
+      await charger.connect();
+      await expect(charger.call("Heartbeat", {})).resolves.toHaveProperty("currentTime");
+      await charger.close({ force: true });
+    } finally {
+      await processGateway.kill("SIGTERM");
+    }
   });
 });
