@@ -2,6 +2,7 @@ import { db as defaultDb, type DbTx } from "../db";
 import { notFound } from "../errors";
 import { loadStationDisplays } from "../displays/present-display";
 import { presentStation, type StationRow } from "./present-station";
+import { loadChargerUrls } from "./charger-urls";
 
 export type GetStationOptions = { tenantId: number; stationId: number; db?: DbTx };
 
@@ -83,6 +84,7 @@ export async function findStationRow({
 
 export async function getStation(options: GetStationOptions) {
   const row = await findStationRow(options);
-  const displays = await loadStationDisplays(options.db ?? defaultDb(), [row.id]);
-  return presentStation(row, displays.get(row.id));
+  const db = options.db ?? defaultDb();
+  const displays = await loadStationDisplays(db, [row.id]);
+  return presentStation(row, displays.get(row.id), await loadChargerUrls(db, row.tenantId));
 }

@@ -3,6 +3,7 @@ import { loadStationDisplays } from "../displays/present-display";
 import type { Prisma } from "../generated/prisma/client";
 import { toPage, type Pagination } from "../lib/pagination";
 import { presentStation, stationInclude } from "./present-station";
+import { loadChargerUrls } from "./charger-urls";
 
 export type ListStationsOptions = {
   tenantId: number;
@@ -64,10 +65,11 @@ export async function listStations({
     db,
     rows.map((r) => r.id),
   );
+  const chargerUrls = await loadChargerUrls(db, tenantId);
   return toPage(
     rows,
     page.limit,
     (r) => r.id,
-    (r) => presentStation(r, displays.get(r.id)),
+    (r) => presentStation(r, displays.get(r.id), chargerUrls),
   );
 }

@@ -4,6 +4,7 @@ import { isUniqueViolation } from "../lib/unique-violation";
 import { externalReferenceTaken } from "../locations/create-location";
 import { requireTenantNotSuspended } from "../team-billing/standing";
 import { presentStation, stationInclude } from "./present-station";
+import { loadChargerUrls } from "./charger-urls";
 import type { RegisterStationInput } from "./station-schema";
 
 export type RegisterStationOptions = { tenantId: number; input: RegisterStationInput; db?: DbTx };
@@ -73,7 +74,7 @@ export async function registerStation({
       where: { id: station.id },
       include: stationInclude,
     });
-    return presentStation(row);
+    return presentStation(row, [], await loadChargerUrls(db, tenantId));
   } catch (error) {
     if (isUniqueViolation(error, "name_key")) throw stationNameTaken(input.name);
     if (isUniqueViolation(error, "external_reference"))
