@@ -33,6 +33,11 @@ import {
 import { configuredVerifierKey } from "../server/lib/password-verifier";
 import { STATION_NAME_PATTERN } from "../server/stations/station-schema";
 import {
+  chargerUrlsOffered,
+  loadChargerUrls,
+  parseChargerId,
+} from "../server/stations/charger-urls";
+import {
   DEFAULT_AUTH_LIMITS,
   attemptBuckets,
   chargerAddress,
@@ -234,11 +239,18 @@ export async function createGateway({
       if (handshake.endpoint.replace(/\/+$/, "") !== "/ocpp") return reject(404, "Not Found");
       const protocol = PROTOCOLS.find((p) => handshake.protocols.has(p));
       if (!protocol) return reject(400, "Unsupported subprotocol");
+      // A preproduction charger ID (`p<tenant>-<name>`, server/stations/charger-urls.ts) names
+      // the station `<name>` of that tenant, while staff have not turned the tenant's off.
+      const scoped = chargerUrlsOffered() ? parseChargerId(handshake.identity) : null;
+      const name = scoped?.name ?? handshake.identity;
       // No password, or a name no station can have: nothing is being guessed.
-      if (!handshake.password || !STATION_NAME_PATTERN.test(handshake.identity))
+      if (!handshake.password || !STATION_NAME_PATTERN.test(name))
         return reject(401, "Unauthorized");
+      if (scoped && !(await loadChargerUrls(db, scoped.tenantId))?.enabled)
+        return reject(401, "Unauthorized");
+      const ofTenant = (session: StationSession) => !scoped || session.tenantId === scoped.tenantId;
       const address = chargerAddress(handshake.remoteAddress, handshake.headers["x-forwarded-for"]);
-      const entry = await gate.take(address, handshake.identity.toLowerCase(), signal);
+      const entry = await gate.take(address, name.toLowerCase(), signal);
       if (!entry.ok) return refuseTurn(reject, refuseUnchecked, entry.reason);
       let held = false;
       try {
@@ -246,9 +258,9 @@ export async function createGateway({
         if (verifierKey) {
           const quick = await quickAuthenticateStation({
             db,
-            name: handshake.identity,
+            name,
             password: handshake.password,
-            buckets: attemptBuckets(handshake.identity, address, limits),
+            buckets: attemptBuckets(name, address, limits),
             windowMs: limits.windowMs,
             verifierKey,
           });
@@ -257,7 +269,7 @@ export async function createGateway({
               429,
               `Too many failed attempts; retry in ${quick.retryAfterSeconds} s.`,
             );
-          if (quick.outcome === "accepted") {
+          if (quick.outcome === "accepted" && ofTenant(quick.session)) {
             held = true;
             entry.freeName();
             admitted.set(quick.session, entry.done);
@@ -269,11 +281,11 @@ export async function createGateway({
       } finally {
         if (!held) entry.done();
       }
-      const turn = await checks.take(address, handshake.identity.toLowerCase(), signal);
+      const turn = await checks.take(address, name.toLowerCase(), signal);
       if (!turn.ok) return refuseTurn(reject, refuseUnchecked, turn.reason);
       try {
         if (signal?.aborted) return;
-        const reserved = await reserveAttempt({ db, name: handshake.identity, address, limits });
+        const reserved = await reserveAttempt({ db, name, address, limits });
         if (!reserved.allowed)
           return refuseUnchecked(
             429,
@@ -281,12 +293,12 @@ export async function createGateway({
           );
         const session = await authenticateStation({
           db,
-          name: handshake.identity,
+          name,
           password: handshake.password,
           verify,
           verifierKey,
         });
-        if (!session) {
+        if (!session || !ofTenant(session)) {
           pace.checked(performance.now() - started);
           return reject(401, "Unauthorized");
         }
