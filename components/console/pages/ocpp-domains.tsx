@@ -219,11 +219,11 @@ function AddDomain({ tenantId, denied }: { tenantId: number; denied: string | nu
 const newKey = () =>
   `console-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 12)}`;
 
-function CopyButton({ text, label }: { text: string; label: string }) {
+/** "Copy", then "Copied"; `what` (screen readers only) names what it copies: "the TXT record's value". */
+function CopyButton({ text, what }: { text: string; what: string }) {
   const [copied, setCopied] = useState(false);
   return (
     <Button
-      aria-label={label}
       data-testid="copy"
       data-copy={text}
       onClick={() => {
@@ -234,15 +234,16 @@ function CopyButton({ text, label }: { text: string; label: string }) {
       }}
     >
       {copied ? "Copied" : "Copy"}
+      <span className="sr-only"> {what}</span>
     </Button>
   );
 }
 
-function Copyable({ text, label }: { text: string; label: string }) {
+function Copyable({ text, what }: { text: string; what: string }) {
   return (
     <span className="flex flex-wrap items-center gap-2">
       <code className="rounded bg-slate-100 px-1.5 py-0.5 break-all dark:bg-slate-800">{text}</code>
-      <CopyButton text={text} label={label} />
+      <CopyButton text={text} what={what} />
     </span>
   );
 }
@@ -289,11 +290,11 @@ function DomainCard({
                 <dd>{r.type}</dd>
                 <dt className="font-medium">Name</dt>
                 <dd>
-                  <Copyable text={r.name} label={`Copy the ${r.type} record's name`} />
+                  <Copyable text={r.name} what={`the ${r.type} record's name`} />
                 </dd>
                 <dt className="font-medium">Value</dt>
                 <dd>
-                  <Copyable text={r.value} label={`Copy the ${r.type} record's value`} />
+                  <Copyable text={r.value} what={`the ${r.type} record's value`} />
                 </dd>
                 <dt className="font-medium">Check</dt>
                 <dd data-testid="record-check">
@@ -389,10 +390,7 @@ function DomainCard({
         {domain.ready && domain.connection_url_template ? (
           <div className="mt-1 text-sm" data-testid="ready">
             <p>Ready: chargers can connect at</p>
-            <Copyable
-              text={domain.connection_url_template}
-              label="Copy the connection URL template"
-            />
+            <Copyable text={domain.connection_url_template} what="the connection URL template" />
             <p className="mt-1 text-xs text-slate-600 dark:text-slate-400">
               Replace {"{station_name}"} with the station&apos;s name.
             </p>
