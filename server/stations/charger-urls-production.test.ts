@@ -43,5 +43,11 @@ describe("preproduction charger URLs in production", () => {
     }
     const bySupport = await call("PUT", path, { key: support.token, body: { enabled: true } });
     expect(bySupport.status).toBe(403);
+    // the project's own view says the same
+    const own = await call("GET", `/v1/tenants/${project.tenantId}/charger-urls`, {
+      key: project.key,
+    });
+    expect(own.status).toBe(409);
+    expect(own.body.error.code).toBe("project_urls_disabled");
   });
 });

@@ -100,10 +100,22 @@ describe("preproduction charger URLs", () => {
       "wss://acme.preprod.example/ocpp",
     );
 
+    const projectView = `/v1/tenants/${project.tenantId}/charger-urls`;
+    expect((await call("GET", projectView, { key: project.key })).body).toEqual({
+      tenant_id: project.tenantId,
+      connection_base_url: "wss://acme.preprod.example/ocpp",
+      charger_id_format: "p<tenant_id>-<station name>",
+      username: "the charger_id",
+    });
+
     const off = await call("PUT", path(project.tenantId), {
       key: admin.token,
       body: { enabled: false },
     });
+    // the project sees why its stations carry no charger_id
+    const disabled = await call("GET", projectView, { key: project.key });
+    expect(disabled.status).toBe(409);
+    expect(disabled.body.error.code).toBe("project_urls_disabled");
     expect(off.body).toMatchObject({
       enabled: false,
       base_url_override: "wss://acme.preprod.example/ocpp",
@@ -125,6 +137,7 @@ describe("preproduction charger URLs", () => {
     expect((await call("GET", stationPath, { key: project.key })).body.charger_id).toBe(
       `p${project.tenantId}-${station.name}`,
     );
+    expect((await call("GET", projectView, { key: project.key })).status).toBe(200);
   });
 
   it("refuses a base that is not a ws(s) URL ending in /ocpp, in words, and keeps the state", async () => {

@@ -183,6 +183,41 @@ export async function readChargerUrls(caller: UserCaller, tenantId: number, db: 
   return presentChargerUrls((await loadChargerUrls(db, tenantId))!);
 }
 
+export const projectChargerUrlsSchema = z.object({
+  tenant_id: z.number().int(),
+  connection_base_url: z
+    .string()
+    .describe("chargers connect to `<connection_base_url>/<charger_id>`"),
+  charger_id_format: z.literal("p<tenant_id>-<station name>"),
+  username: z
+    .literal("the charger_id")
+    .describe("HTTP Basic's user; the password is the station's"),
+});
+
+/**
+ * The project's own view: its base URL and how charger IDs are made, or 409
+ * `project_urls_disabled` where the feature is off (not preproduction, or staff turned it off).
+ */
+export async function readProjectChargerUrls(
+  tenantId: number,
+  db: Db = defaultDb(),
+): Promise<z.input<typeof projectChargerUrlsSchema>> {
+  requireOffered();
+  const state = (await loadChargerUrls(db, tenantId))!;
+  if (!state.enabled)
+    throw new DomainError(
+      "project_urls_disabled",
+      "Platform staff turned this project's preproduction charger URLs off; its chargers use each station's connection_url.",
+      {},
+    );
+  return {
+    tenant_id: tenantId,
+    connection_base_url: state.connectionBaseUrl,
+    charger_id_format: "p<tenant_id>-<station name>",
+    username: "the charger_id",
+  };
+}
+
 /** Fields left out keep their value; `connection_base_url: null` returns to the default. */
 export async function setChargerUrls(
   caller: UserCaller,

@@ -1,7 +1,9 @@
 import {
   chargerUrlsBody,
   chargerUrlsSchema,
+  projectChargerUrlsSchema,
   readChargerUrls,
+  readProjectChargerUrls,
   setChargerUrls,
 } from "../../stations/charger-urls";
 import { tenantParams } from "../params";
@@ -12,6 +14,23 @@ const preproductionOnly =
   "Preproduction only: with any other `SERVICE_ENV` (production above all) 409 `project_urls_disabled`, and stations never carry `charger_id`, `username` or `connection_base_url`.";
 
 export const chargerUrlRoutes = [
+  defineRoute({
+    method: "GET",
+    path: "/v1/tenants/{tenant_id}/charger-urls",
+    operationId: "getProjectChargerUrls",
+    summary: "The project's preproduction charger URLs",
+    description: `How the project's chargers may connect on their project-scoped charger URL: \`<connection_base_url>/<charger_id>\`, \`charger_id\` \`p<tenant_id>-<station name>\` (each station carries its own), HTTP Basic username the \`charger_id\`, password the station's. 409 \`project_urls_disabled\` where the feature is off: outside preproduction, or for a project whose charger URLs platform staff turned off (its stations then carry no \`charger_id\`). ${preproductionOnly}`,
+    tag,
+    auth: "tenant",
+    scopes: ["stations:read"],
+    params: tenantParams,
+    status: 200,
+    response: projectChargerUrlsSchema,
+    errors: ["project_urls_disabled"],
+    handler: async ({ params, rootDb }) => ({
+      body: await readProjectChargerUrls(params.tenant_id, rootDb),
+    }),
+  }),
   defineRoute({
     method: "GET",
     path: "/v1/admin/tenants/{tenant_id}/charger-urls",
