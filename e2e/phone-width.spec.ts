@@ -200,6 +200,10 @@ test.describe.serial("every console page at a phone's 390 px", () => {
     const webhook = await v1("POST", "/webhooks", { url: r.url, events: ["webhook.test"] });
     await v1("POST", `/webhooks/${webhook.id}/test`);
     await expect.poll(() => r.received.length, { timeout: 15_000 }).toBeGreaterThan(0);
+    // An OCPP domain, its records listed (a long hostname, to wrap at 390 px).
+    await v1("POST", "/ocpp-domains", {
+      hostname: `chargers-${Date.now().toString(36)}.phone-width-brand.com`,
+    });
 
     await page.goto(`${base()}${t}/overview`);
     await page.getByRole("button", { name: "Menu" }).click();
@@ -244,6 +248,7 @@ test.describe.serial("every console page at a phone's 390 px", () => {
           await expect(card.getByTestId("delivery-body")).toBeVisible();
         },
       ],
+      ["ocpp-domains", `${t}/ocpp-domains`, (p) => expect(p.getByTestId("record")).toHaveCount(2)],
       ["tariffs", `${t}/tariffs`],
       ["bills", `${t}/bills`, (p) => expect(p.getByTestId("bill-row")).toHaveCount(2)],
       ["bill", `${t}/bills/${bill.id}`],

@@ -35,6 +35,11 @@ import { configuredVerifierKey } from "../server/lib/password-verifier";
 import { STATION_NAME_PATTERN } from "../server/stations/station-schema";
 import type { DomainCertificates } from "./domain-certificates";
 import {
+  chargerUrlsOffered,
+  loadChargerUrls,
+  parseChargerId,
+} from "../server/stations/charger-urls";
+import {
   DEFAULT_AUTH_LIMITS,
   attemptBuckets,
   chargerAddress,
@@ -246,9 +251,16 @@ export async function createGateway({
       if (handshake.endpoint.replace(/\/+$/, "") !== "/ocpp") return reject(404, "Not Found");
       const protocol = PROTOCOLS.find((p) => handshake.protocols.has(p));
       if (!protocol) return reject(400, "Unsupported subprotocol");
+      // A preproduction charger ID (`p<tenant>-<name>`, server/stations/charger-urls.ts) names
+      // the station `<name>` of that tenant, while staff have not turned the tenant's off.
+      const scoped = chargerUrlsOffered() ? parseChargerId(handshake.identity) : null;
+      const name = scoped?.name ?? handshake.identity;
       // No password, or a name no station can have: nothing is being guessed.
-      if (!handshake.password || !STATION_NAME_PATTERN.test(handshake.identity))
+      if (!handshake.password || !STATION_NAME_PATTERN.test(name))
         return reject(401, "Unauthorized");
+      if (scoped && !(await loadChargerUrls(db, scoped.tenantId))?.enabled)
+        return reject(401, "Unauthorized");
+      const ofTenant = (session: StationSession) => !scoped || session.tenantId === scoped.tenantId;
       const rule = domainRule(handshake);
       if (!rule.ok) return reject(403, rule.message);
       /** a custom domain takes only its own project's stations (after the password: see README) */
@@ -256,7 +268,7 @@ export async function createGateway({
         rule.tenantId !== null && session.tenantId !== rule.tenantId;
       const OUTSIDER = "This station does not connect through this hostname.";
       const address = chargerAddress(handshake.remoteAddress, handshake.headers["x-forwarded-for"]);
-      const entry = await gate.take(address, handshake.identity.toLowerCase(), signal);
+      const entry = await gate.take(address, name.toLowerCase(), signal);
       if (!entry.ok) return refuseTurn(reject, refuseUnchecked, entry.reason);
       let held = false;
       try {
@@ -264,9 +276,9 @@ export async function createGateway({
         if (verifierKey) {
           const quick = await quickAuthenticateStation({
             db,
-            name: handshake.identity,
+            name,
             password: handshake.password,
-            buckets: attemptBuckets(handshake.identity, address, limits),
+            buckets: attemptBuckets(name, address, limits),
             windowMs: limits.windowMs,
             verifierKey,
           });
@@ -275,7 +287,7 @@ export async function createGateway({
               429,
               `Too many failed attempts; retry in ${quick.retryAfterSeconds} s.`,
             );
-          if (quick.outcome === "accepted") {
+          if (quick.outcome === "accepted" && ofTenant(quick.session)) {
             if (outsider(quick.session)) return reject(403, OUTSIDER);
             held = true;
             entry.freeName();
@@ -288,11 +300,11 @@ export async function createGateway({
       } finally {
         if (!held) entry.done();
       }
-      const turn = await checks.take(address, handshake.identity.toLowerCase(), signal);
+      const turn = await checks.take(address, name.toLowerCase(), signal);
       if (!turn.ok) return refuseTurn(reject, refuseUnchecked, turn.reason);
       try {
         if (signal?.aborted) return;
-        const reserved = await reserveAttempt({ db, name: handshake.identity, address, limits });
+        const reserved = await reserveAttempt({ db, name, address, limits });
         if (!reserved.allowed)
           return refuseUnchecked(
             429,
@@ -300,12 +312,12 @@ export async function createGateway({
           );
         const session = await authenticateStation({
           db,
-          name: handshake.identity,
+          name,
           password: handshake.password,
           verify,
           verifierKey,
         });
-        if (!session) {
+        if (!session || !ofTenant(session)) {
           pace.checked(performance.now() - started);
           return reject(401, "Unauthorized");
         }

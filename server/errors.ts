@@ -50,6 +50,7 @@ export const ERROR_CODES = [
   "webhook_limit_reached",
   "tariff_invalid",
   "displays_disabled",
+  "project_urls_disabled",
   // teams and keys
   "last_owner",
   "already_member",

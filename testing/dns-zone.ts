@@ -9,9 +9,10 @@ export type ZoneRecords = { A?: string; CNAME?: string; TXT?: string[] };
  * A local DNS server (dns2, over UDP on a loopback port) answering from a zone the test edits as
  * it goes: the service's resolver (OCPP_DOMAINS_DNS_SERVER, or a `dnsResolver(server)`) and
  * pebble (`-dnsserver`) ask it. An A question for a name with a CNAME is answered with the CNAME
- * and the target's A, as a recursive resolver would; a name the zone lacks is NXDOMAIN.
+ * and the target's A, as a recursive resolver would; a name the zone lacks is NXDOMAIN. `port`:
+ * listen on this one (the e2e product is told it before the spec starts the zone), else any.
  */
-export async function aDnsZone() {
+export async function aDnsZone(options: { port?: number } = {}) {
   const zone = new Map<string, ZoneRecords>();
   const server = dns2.createServer({
     udp: true,
@@ -50,7 +51,7 @@ export async function aDnsZone() {
       void send(response);
     },
   });
-  const addresses = await server.listen({ udp: { port: 0, address: "127.0.0.1" } });
+  const addresses = await server.listen({ udp: { port: options.port ?? 0, address: "127.0.0.1" } });
   const port = addresses.udp?.port;
   if (!port) throw new Error("the DNS server did not listen");
   return {

@@ -296,6 +296,7 @@ export function ConsoleShell({ children }: { children: ReactNode }) {
                 ["sessions", "Charging sessions"],
                 ["events", "Events"],
                 ["webhooks", "Webhooks"],
+                ["ocpp-domains", "OCPP domains"],
                 ["tariffs", "Tariffs"],
                 ["bills", "Bills"],
                 ["payments", "Payments"],

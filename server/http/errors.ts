@@ -51,6 +51,7 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   webhook_limit_reached: 409,
   tariff_invalid: 422,
   displays_disabled: 409,
+  project_urls_disabled: 409,
   // teams and keys
   last_owner: 409,
   already_member: 409,

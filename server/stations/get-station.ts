@@ -3,6 +3,7 @@ import { notFound } from "../errors";
 import { loadStationDisplays } from "../displays/present-display";
 import { readyDomainBase } from "../ocpp-domains/ready-domain";
 import { presentStation, type StationRow } from "./present-station";
+import { loadChargerUrls } from "./charger-urls";
 
 export type GetStationOptions = { tenantId: number; stationId: number; db?: DbTx };
 
@@ -86,5 +87,10 @@ export async function getStation(options: GetStationOptions) {
   const row = await findStationRow(options);
   const db = options.db ?? defaultDb();
   const displays = await loadStationDisplays(db, [row.id]);
-  return presentStation(row, displays.get(row.id), await readyDomainBase(db, row.tenantId));
+  return presentStation(
+    row,
+    displays.get(row.id),
+    await loadChargerUrls(db, row.tenantId),
+    await readyDomainBase(db, row.tenantId),
+  );
 }

@@ -4,6 +4,7 @@ import type { Prisma } from "../generated/prisma/client";
 import { toPage, type Pagination } from "../lib/pagination";
 import { readyDomainBase } from "../ocpp-domains/ready-domain";
 import { presentStation, stationInclude } from "./present-station";
+import { loadChargerUrls } from "./charger-urls";
 
 export type ListStationsOptions = {
   tenantId: number;
@@ -65,11 +66,12 @@ export async function listStations({
     db,
     rows.map((r) => r.id),
   );
+  const chargerUrls = await loadChargerUrls(db, tenantId);
   const ocppBase = await readyDomainBase(db, tenantId);
   return toPage(
     rows,
     page.limit,
     (r) => r.id,
-    (r) => presentStation(r, displays.get(r.id), ocppBase),
+    (r) => presentStation(r, displays.get(r.id), chargerUrls, ocppBase),
   );
 }

@@ -5,6 +5,7 @@ import { displayCharger, presentStationDisplay } from "../displays/present-displ
 import type { Connector, Display, Evse, Fault, Station } from "../generated/prisma/client";
 import type { StationConfiguration } from "./configuration/configuration-schema";
 import type { StationResource } from "./station-schema";
+import { stationChargerUrlFields, type ChargerUrlState } from "./charger-urls";
 
 export type StationRow = Station & { connectors: (Connector & { evse: Evse })[]; faults: Fault[] };
 
@@ -24,11 +25,15 @@ export const stationInclude = {
 /**
  * The API shape of a station (identical in every supported version). `displays`: the station's
  * display rows with their EVSE numbers (`loadStationDisplays`); none for a new station.
+ * `chargerUrls`: the tenant's preproduction charger-URL state (`loadChargerUrls`, null outside
+ * preproduction): `charger_id`, `username` and `connection_base_url` are present only when it is
+ * on, and absent from the JSON otherwise (never null).
  * `ocppBase`: the tenant's ready custom domain's endpoint base (`readyDomainBase`), or null.
  */
 export function presentStation(
   row: StationRow,
   displays: readonly (Display & { evseNumber: number })[] = [],
+  chargerUrls: ChargerUrlState | null = null,
   ocppBase: string | null = null,
 ): StationResource {
   const resource: StationResource = {
@@ -70,10 +75,5 @@ export function presentStation(
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
   };
-  if (env().serviceEnv === "preproduction") {
-    resource.charger_id = row.name;
-    resource.username = row.name;
-    resource.connection_base_url = `${env().ocppPublicUrl}/ocpp`;
-  }
-  return resource;
+  return { ...resource, ...stationChargerUrlFields(chargerUrls, row.tenantId, row.name) };
 }

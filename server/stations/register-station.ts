@@ -5,6 +5,7 @@ import { externalReferenceTaken } from "../locations/create-location";
 import { requireTenantNotSuspended } from "../team-billing/standing";
 import { readyDomainBase } from "../ocpp-domains/ready-domain";
 import { presentStation, stationInclude } from "./present-station";
+import { loadChargerUrls } from "./charger-urls";
 import type { RegisterStationInput } from "./station-schema";
 
 export type RegisterStationOptions = { tenantId: number; input: RegisterStationInput; db?: DbTx };
@@ -74,7 +75,12 @@ export async function registerStation({
       where: { id: station.id },
       include: stationInclude,
     });
-    return presentStation(row, [], await readyDomainBase(db, tenantId));
+    return presentStation(
+      row,
+      [],
+      await loadChargerUrls(db, tenantId),
+      await readyDomainBase(db, tenantId),
+    );
   } catch (error) {
     if (isUniqueViolation(error, "name_key")) throw stationNameTaken(input.name);
     if (isUniqueViolation(error, "external_reference"))

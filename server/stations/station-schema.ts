@@ -102,8 +102,23 @@ export const stationSchema = z.object({
   configuration: stationConfigurationSchema,
   created_at: z.string(),
   updated_at: z.string(),
-  charger_id: z.string().optional().describe("preproduction only"),
-  username: z.string().optional().describe("preproduction only"),
-  connection_base_url: z.string().optional().describe("preproduction only"),
+  charger_id: z
+    .string()
+    .optional()
+    .describe(
+      "Preproduction only (absent in production): the station's project-scoped charger ID, `p<tenant_id>-<name>`. A charger may connect at `<connection_base_url>/<charger_id>` instead of `connection_url`. Absent too where platform staff turned the project's charger URLs off.",
+    ),
+  username: z
+    .string()
+    .optional()
+    .describe(
+      "Preproduction only (absent in production): the HTTP Basic username for the charger URL, equal to `charger_id`; the password is the station's own.",
+    ),
+  connection_base_url: z
+    .string()
+    .optional()
+    .describe(
+      "Preproduction only (absent in production): the project's charger URL base (`wss://…/ocpp`); the charger's URL is this plus `/<charger_id>`.",
+    ),
 });
 export type StationResource = z.infer<typeof stationSchema>;

@@ -48,6 +48,8 @@ export const v1Procedures = {
   listSandboxSessions: read("listSandboxSessions"),
   getSandboxSession: read("getSandboxSession"),
   listWorkspaceEvents: read("listWorkspaceEvents"),
+  listOcppDomains: read("listOcppDomains"),
+  getOcppDomain: read("getOcppDomain"),
 
   ensureWorkspace: change("ensureWorkspace"),
   createProject: change("createProject"),
@@ -71,6 +73,9 @@ export const v1Procedures = {
   deleteDisplay: change("deleteDisplay"),
   readStationConfiguration: change("readStationConfiguration"),
   changeStationConfiguration: change("changeStationConfiguration"),
+  createOcppDomain: change("createOcppDomain"),
+  verifyOcppDomain: change("verifyOcppDomain"),
+  deleteOcppDomain: change("deleteOcppDomain"),
   createWebhook: change("createWebhook"),
   disableWebhook: change("disableWebhook"),
   updateWebhook: change("updateWebhook"),

@@ -7,6 +7,7 @@ import { createRouter } from "../router";
 import { meteredV1 } from "../metered-v1";
 import { apiKeyRoutes } from "./api-keys";
 import { billRoutes } from "./bills";
+import { chargerUrlRoutes } from "./charger-urls";
 import { chargingSessionRoutes } from "./charging-sessions";
 import { displayImageRoute, displayRoutes } from "./displays";
 import { configurationRoutes } from "./configuration";
@@ -51,6 +52,7 @@ export const resourceRoutes = [
   ...eventRoutes,
   ...webhookRoutes,
   ...ocppDomainRoutes,
+  ...chargerUrlRoutes,
   ...tariffRoutes,
   ...billRoutes,
   ...paymentAccountRoutes,
