@@ -48,6 +48,9 @@ export const v1Procedures = {
   listSandboxSessions: read("listSandboxSessions"),
   getSandboxSession: read("getSandboxSession"),
   listWorkspaceEvents: read("listWorkspaceEvents"),
+  getTeamBilling: read("getTeamBilling"),
+  listTeamInvoices: read("listTeamInvoices"),
+  listTeamUsage: read("listTeamUsage"),
 
   ensureWorkspace: change("ensureWorkspace"),
   createProject: change("createProject"),
@@ -98,6 +101,12 @@ export const v1Procedures = {
   advanceSandboxSession: change("advanceSandboxSession"),
   stopSandboxSession: change("stopSandboxSession"),
   refundSandboxSession: change("refundSandboxSession"),
+  setupTeamCard: change("setupTeamCard"),
+  syncTeamCard: change("syncTeamCard"),
+  deleteTeamCard: change("deleteTeamCard"),
+  setupTeamBankAccount: change("setupTeamBankAccount"),
+  syncTeamBankAccount: change("syncTeamBankAccount"),
+  deleteTeamBankAccount: change("deleteTeamBankAccount"),
 };
 
 export type ConsoleOperation = keyof typeof v1Procedures;
