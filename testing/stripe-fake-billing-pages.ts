@@ -103,7 +103,8 @@ function setupPage(
     );
   let error: string | null = null;
   if (req.method === "POST") {
-    const outcome = String(parseForm(form).outcome ?? "");
+    const asked = parseForm(form).outcome;
+    const outcome = typeof asked === "string" ? asked : "";
     const decline = /^card_decline_([a-z_]+)$/.exec(outcome)?.[1];
     if (decline && decline in DECLINE_MESSAGES) {
       billing.completeSetup(id, { card: { decline } });
