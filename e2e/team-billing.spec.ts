@@ -195,7 +195,10 @@ test("an invoice unpaid past the grace period suspends the team: the banner says
   const banner = page.getByTestId("billing-banner");
   await expect(banner).toContainText("This team's billing is suspended");
   await expect(banner).toContainText("New projects and stations are refused");
-  await expect(banner).toContainText("pay the open invoice");
+  await expect(banner).toContainText(
+    "To lift it, pay the open invoice (its “Pay or view” link) or put a working card or bank account on file.",
+  );
+  await expect(banner).not.toContainText("/billing/invoices");
   const row = page.locator(`[data-invoice="${invoice}"]`);
   await expect(row.getByTestId("invoice-status")).toHaveText("open (to pay)");
   await expect(row.getByTestId("invoice-amount")).toHaveText("$24.00");
@@ -273,6 +276,9 @@ test("a billing member sees only Billing and manages the card; an admin reads it
   await expect(them.getByTestId("station-row")).toHaveCount(0);
   await expect(them.getByTestId("error-state").or(them.getByTestId("not-found"))).toBeVisible();
   await them.goto(`${base()}/console/teams/${teamId}/billing`);
+  // no way "back" to a project they cannot read, though they typed one in before
+  await expect(them.getByTestId("billing-status")).toHaveText("active");
+  await expect(them.getByTestId("back-to-project")).toHaveCount(0);
   await shotWhenLoaded(them, "team-billing-billing-member");
 
   // They put a card on file

@@ -393,7 +393,7 @@ export function ConsoleShell({ children }: { children: ReactNode }) {
                   ) : null}
                 </ol>
               </nav>
-              {contextProject && context ? (
+              {contextProject && context && !billingOnly ? (
                 <Link
                   href={context.path}
                   data-testid="back-to-project"

@@ -167,7 +167,7 @@ export function StandingBanner({
   profile,
   billingLink,
 }: {
-  profile: Pick<Profile, "status" | "what_to_do" | "suspended_at" | "past_due_since">;
+  profile: Pick<Profile, "status" | "grace_days" | "suspended_at" | "past_due_since">;
   /** a link to the Billing page (on pages other than it) */
   billingLink?: string;
 }) {
@@ -189,11 +189,11 @@ export function StandingBanner({
           ? `This team's billing is suspended (since ${when(profile.suspended_at)}).`
           : `An invoice of this team is overdue (since ${when(profile.past_due_since)}).`}
       </p>
+      {/* the console's words, not the API's `what_to_do` (which names /v1 routes) */}
       <p className="mt-1">
         {suspended
-          ? "New projects and stations are refused until the overdue invoice is paid. Chargers keep charging, drivers keep paying, and everything else keeps working."
-          : "Nothing is refused yet; at the end of the grace period new projects and stations will be."}{" "}
-        {profile.what_to_do}
+          ? "New projects and stations are refused until the overdue invoice is paid. Chargers keep charging, drivers keep paying, and everything else keeps working. To lift it, pay the open invoice (its “Pay or view” link) or put a working card or bank account on file."
+          : `Nothing is refused yet. Pay it, or put a working card or bank account on file, within ${profile.grace_days ?? 14} days of it falling due; after that, new projects and stations are refused until it is paid.`}
       </p>
       {billingLink ? (
         <p className="mt-1">
