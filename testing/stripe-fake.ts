@@ -33,7 +33,9 @@
  * - team billing on the platform account (stripe-fake-billing.ts): Customers, Checkout Sessions in
  *   setup mode, SetupIntents, PaymentMethods (card, us_bank_account) and detaching them,
  *   Subscriptions, Billing meter events and Invoices, with controls for the person on the setup
- *   page and for invoices opened, failing and paid; platform events (no `account`).
+ *   page and for invoices opened, failing and paid; platform events (no `account`). Its hosted
+ *   setup and invoice pages are served to browsers, and its controls over HTTP to other
+ *   processes (stripe-fake-billing-pages.ts); `deliverPlatformEvents` acts as a webhook endpoint.
  *
  * What it does not: any other endpoint or parameter (for card payments: price ids, customers,
  * other payment methods; tax, application fees, 3-D Secure itself: only the state an unfinished one leaves, with
