@@ -106,23 +106,30 @@ export function TeamBillingPage({
           profile.enabled ? (
             <BillingOn teamId={teamId} profile={profile} setup={setup} result={result} />
           ) : (
-            <Card title="Team billing is off" testId="billing-off">
-              <p className="text-sm">
-                This service runs without team billing: teams are not charged and nothing is limited
-                by it (up to {profile.plan.max_projects} projects per team).
-              </p>
-              <p className="mt-2 text-sm">
-                The service&apos;s operators turn it on by setting <code>STRIPE_SECRET_KEY</code>,{" "}
-                <code>STRIPE_BILLING_WEBHOOK_SECRET</code> and <code>STRIPE_BILLING_PRICE_ID</code>{" "}
-                (the platform&apos;s own Stripe account, a webhook endpoint for its events and the
-                metered price per active charger), as the README&apos;s &ldquo;Team billing&rdquo;
-                section describes.
-              </p>
-            </Card>
+            <BillingOff profile={profile} />
           )
         }
       </QueryState>
     </>
+  );
+}
+
+/** Team billing off (`enabled: false`): said, with how staff turn it on, and nothing else. */
+export function BillingOff({ profile }: { profile: Pick<Profile, "plan"> }) {
+  return (
+    <Card title="Team billing is off" testId="billing-off">
+      <p className="text-sm">
+        This service runs without team billing: teams are not charged and nothing is limited by it
+        (up to {profile.plan.max_projects} projects per team).
+      </p>
+      <p className="mt-2 text-sm">
+        The service&apos;s operators turn it on by setting <code>STRIPE_SECRET_KEY</code>,{" "}
+        <code>STRIPE_BILLING_WEBHOOK_SECRET</code> and <code>STRIPE_BILLING_PRICE_ID</code> (the
+        platform&apos;s own Stripe account, a webhook endpoint for its events and the metered price
+        per active charger), as the README&apos;s &ldquo;Paying for the service&rdquo; section
+        describes.
+      </p>
+    </Card>
   );
 }
 
