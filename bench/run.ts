@@ -12,6 +12,10 @@ const BENCHMARKS: Record<string, { what: string; run: string }> = {
     what: "what authentication and rate limiting cost on a station read, against GET /v1",
     run: "BENCH_CONCURRENCY=16 BENCH_SECONDS=10 npm run bench -- api-read",
   },
+  "api-requests": {
+    what: "what counting /v1 requests for team usage costs: per count, req/s with and without, a flush",
+    run: "BENCH_SECONDS=2 BENCH_CONCURRENCY=16 npm run bench -- api-requests",
+  },
   pricing: {
     what: "pricing a 24-hour session against a complex tariff (argument: runs)",
     run: "npm run bench -- pricing 300",

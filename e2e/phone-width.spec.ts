@@ -155,6 +155,18 @@ test.describe.serial("every console page at a phone's 390 px", () => {
         timestamp: new Date(start + 40_000).toISOString(),
         reason: "Local",
       });
+      // A fault raised and cleared, and one still open: the station's fault lists, both.
+      for (const [errorCode, status] of [
+        ["GroundFailure", "Faulted"],
+        ["NoError", "Available"],
+        ["HighTemperature", "Faulted"],
+      ] as const)
+        await charger.call("StatusNotification", {
+          connectorId: 1,
+          errorCode,
+          status,
+          ...(errorCode === "NoError" ? {} : { info: "Cabinet sensor 3: 78 °C over the limit" }),
+        });
     } finally {
       await charger.close({ force: true });
     }
@@ -199,7 +211,14 @@ test.describe.serial("every console page at a phone's 390 px", () => {
     paths.push(
       ["overview", `${t}/overview`],
       ["stations", `${t}/stations`, (p) => expect(p.getByTestId("station-row")).toHaveCount(1)],
-      ["station", `${t}/stations/${made.id}`],
+      [
+        "station",
+        `${t}/stations/${made.id}`,
+        async (p) => {
+          await expect(p.getByTestId("open-fault-row")).toHaveCount(1);
+          await expect(p.getByTestId("cleared-fault-row")).toHaveCount(1);
+        },
+      ],
       ["station-configuration", `${t}/stations/${made.id}/configuration`],
       ["locations", `${t}/locations`],
       ["location", `${t}/locations/${station.location_id}`],

@@ -20,6 +20,7 @@ import type { Duplex } from "node:stream";
 import next from "next";
 import { DomainError } from "../server/errors";
 import { ERROR_STATUS, errorBody, errorHeaders } from "../server/http/errors";
+import { runShutdownHooks } from "../server/lib/shutdown";
 import { startingHandler, type Handler } from "./web-starting";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
@@ -115,8 +116,15 @@ async function main() {
     console.log(`web listening on ${port}${building ? " (the console is being built)" : ""}`);
     process.send?.({ web: "listening", console: building ? "building" : "ready" });
   });
+  let finishing: Promise<void> | undefined;
+  // What must be written before the end (the API request counts), then exit.
+  const finish = () => {
+    finishing ??= runShutdownHooks().finally(() => process.exit(0));
+  };
   const stop = () => {
-    server.close(() => process.exit(0));
+    // once the last request is answered; requests still running after 6 s are not waited for
+    server.close(finish);
+    setTimeout(finish, 6_000).unref();
     // Under `npm start` the supervisor kills what has not stopped in 10 s; without it, do it here.
     setTimeout(() => process.exit(0), 8_000).unref();
   };

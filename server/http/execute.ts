@@ -37,6 +37,8 @@ export type RouteCall = {
   /** headers the answer carries, error or not; steps add theirs as they pass */
   headers: Record<string, string>;
   requestId: string;
+  /** told the tenant the call resolved to (a tenant route's, or a workspace's sandbox) */
+  onTenant?: (tenantId: number) => void;
 };
 
 export type RouteOutcome = { status: number; body: unknown; replayed: boolean };
@@ -88,6 +90,7 @@ async function run(
         throw new DomainError("not_found", "No such tenant.", { resource: "tenant" });
       }
       principal = await resolveTenantAccess(rootDb, caller, Number(pathTenant));
+      call.onTenant?.(principal.tenantId);
       const missing = missingScopes(principal.scopes, (def.scopes ?? []).filter(isProjectScope));
       if (missing.length) {
         throw new DomainError(
@@ -111,6 +114,7 @@ async function run(
         apiVersion: caller.apiVersion,
         caller,
       };
+      call.onTenant?.(principal.tenantId);
     }
   }
   if (def.deprecated) Object.assign(headers, deprecationHeaders(def.deprecated));

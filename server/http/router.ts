@@ -2,6 +2,7 @@ import crypto from "node:crypto";
 import { db as getDb } from "../db";
 import { DomainError } from "../errors";
 import { rateLimited, type RateLimitState } from "../lib/rate-limit";
+import { apiRequestCounter } from "../team-billing/api-requests";
 import type { Caller } from "../access/caller";
 import { authenticate } from "./auth";
 import { readJsonBody } from "./body";
@@ -90,6 +91,15 @@ export function createRouter(routes: RouteDef[]) {
   const compiled = compileRoutes(routes);
 
   return async function handle(req: Request): Promise<Response> {
+    const counted: { tenantId: number | null } = { tenantId: null };
+    const response = await answer(req, counted);
+    if (counted.tenantId !== null && countsAsRequest(response.status))
+      apiRequestCounter().count(counted.tenantId);
+    return response;
+  };
+
+  /** The answer; `counted.tenantId` is set once the request is known to be a tenant's. */
+  async function answer(req: Request, counted: { tenantId: number | null }): Promise<Response> {
     const requestId = `req_${crypto.randomBytes(8).toString("hex")}`;
     const headers: Record<string, string> = {
       "Request-Id": requestId,
@@ -130,6 +140,7 @@ export function createRouter(routes: RouteDef[]) {
         const rootDb = getDb();
         const authenticated = await authenticate(rootDb, req.headers.get("authorization"));
         caller = authenticated.caller;
+        if (caller.kind === "api_key") counted.tenantId = caller.tenantId;
         const version: ApiVersion = asked ?? caller.apiVersion;
         headers["Service-Version"] = version;
         Object.assign(headers, rateLimitHeaders(authenticated.rateLimit));
@@ -147,6 +158,7 @@ export function createRouter(routes: RouteDef[]) {
         path: url.pathname,
         headers,
         requestId,
+        onTenant: (tenantId) => (counted.tenantId = tenantId),
       });
       if (method === "HEAD") return new Response(null, { status, headers });
       // bytes (a route that `produces` another media type), with the handler's headers
@@ -156,5 +168,13 @@ export function createRouter(routes: RouteDef[]) {
       const domain = asDomainError(error, { requestId, method, path: url.pathname });
       return errorResponse(domain, headers);
     }
-  };
+  }
 }
+
+/**
+ * Which answers count as a tenant's API requests (team usage, `api_requests`): every answer the
+ * service gave the tenant's caller, refusals of the request (4xx) included, except being refused
+ * by the rate limit (429, which has its own counter) and the service's own failures (5xx: 500, or
+ * 503 when the database is down or busy). An unauthenticated request (401) has no tenant.
+ */
+export const countsAsRequest = (status: number) => status !== 429 && status < 500;

@@ -4,6 +4,7 @@ import { call } from "../../testing/api";
 import { startStripeFake, type StripeFake } from "../../testing/stripe-fake";
 import { aBillingTeam, billingPath, teamBillingOverFake } from "../../testing/team-billing";
 import { aUser, type TestUser } from "../../testing/users";
+import { consoleAs, overTheWire } from "../../testing/console";
 import { useTeamBilling } from "./stripe-billing";
 
 let fake: StripeFake;
@@ -139,6 +140,63 @@ describe("who may use each team billing route", () => {
     for (const path of ["stations", "transactions", "locations", "tariffs", "bills", "events"]) {
       const res = await call("GET", `/v1/tenants/${t.tenantId}/${path}`, { key: billing.token });
       expect([path, res.status]).toEqual([path, 403]);
+    }
+  });
+
+  it("the billing role does not read a project (spec 5: billing profile, invoices and usage only); the other roles do", async () => {
+    const t = await aBillingTeam();
+    const billing = await t.member("billing");
+    const refused = await call("GET", `/v1/tenants/${t.tenantId}`, { key: billing.token });
+    expect([refused.status, refused.body.error.code]).toEqual([403, "forbidden"]);
+    expect(JSON.stringify(refused.body)).not.toContain("Project");
+    for (const role of ["admin", "developer", "operator", "viewer"] as const) {
+      const member = await t.member(role);
+      const res = await call("GET", `/v1/tenants/${t.tenantId}`, { key: member.token });
+      expect([role, res.status, res.body.id]).toEqual([role, 200, t.tenantId]);
+    }
+    for (const key of [t.owner.token, t.key]) {
+      const res = await call("GET", `/v1/tenants/${t.tenantId}`, { key });
+      expect(res.status).toBe(200);
+    }
+    const support = await aUser({ platformRole: "platform-support" });
+    expect((await call("GET", `/v1/tenants/${t.tenantId}`, { key: support.token })).status).toBe(
+      200,
+    );
+    // the billing pages it is for still answer it
+    const usage = await call("GET", billingPath(t.teamId, "/usage"), { key: billing.token });
+    expect(usage.status).toBe(200);
+  });
+
+  it("the console's team pages still work for a billing member; a project's settings page is refused as its other pages are", async () => {
+    const t = await aBillingTeam();
+    const billing = await t.member("billing");
+    const asBilling = await consoleAs(billing.userId);
+    // the shell's team and project switcher, and the team's projects and members pages
+    const me = await asBilling.me();
+    expect(me.teams).toEqual([
+      expect.objectContaining({
+        id: t.teamId,
+        role: "billing",
+        projects: [expect.objectContaining({ id: t.tenantId, scopes: [] })],
+      }),
+    ]);
+    const projects = await asBilling.v1.listProjects({ params: { team_id: t.teamId } });
+    expect(projects.data.map((p) => p.id)).toEqual([t.tenantId]);
+    const members = await asBilling.v1.listMembers({ params: { team_id: t.teamId } });
+    expect(members.data.length).toBeGreaterThan(1);
+    // project pages: settings (getTenant) is now refused like stations
+    for (const procedure of ["v1.getTenant", "v1.listStations"]) {
+      const res = await overTheWire(
+        billing.userId,
+        procedure,
+        { params: { tenant_id: t.tenantId } },
+        "query",
+      );
+      expect([procedure, res.status, res.apiError?.code]).toEqual([
+        procedure,
+        403,
+        procedure === "v1.getTenant" ? "forbidden" : "insufficient_scope",
+      ]);
     }
   });
 });

@@ -106,8 +106,9 @@ export const usageSchema = z.object({
   api_requests: z
     .number()
     .int()
-    .nullable()
-    .describe("always null: the service keeps no durable count of API requests yet"),
+    .describe(
+      "/v1 requests answered for the team's projects that month (UTC days; the sandbox's not included): every answer to a project's key or to a member's token on a project's route, 4xx included, except 429 and 5xx; unauthenticated requests (401) belong to no project. Written every few seconds, so the last seconds may not show yet. Shown, not priced.",
+    ),
   billable_active_chargers: z.number().int(),
   reported_active_chargers: z
     .number()

@@ -1,4 +1,5 @@
 import type { Db, DbTx } from "../db";
+import { apiRequestsByMonth } from "./api-requests";
 import { inTransaction } from "../db/retry";
 import { defineCronJob } from "../jobs/define-job";
 import { followCalls, newCall } from "./billing-calls";
@@ -17,9 +18,8 @@ export type Usage = { activeChargers: number; chargingSessions: number; energyWh
 /**
  * A team's usage in a month, from the service's own records: transactions started in the month
  * at stations of the team's projects (sandbox chargers never count). An active charger is a
- * station with at least one; energy is what those transactions delivered. The count of API
- * requests is not kept by the service (only the current minute's rate-limit window), so it is
- * not reported.
+ * station with at least one; energy is what those transactions delivered. API requests are
+ * read apart (`apiRequestsByMonth`): they are shown, not billed.
  */
 export async function computeUsage(db: DbTx, teamId: number, month: Date): Promise<Usage> {
   const [row] = await db.$queryRaw<{ stations: bigint; sessions: bigint; energy: bigint }[]>`
@@ -113,6 +113,8 @@ export async function listUsage(db: DbTx, teamId: number, now = new Date()) {
     computeUsage(db, teamId, current),
     db.teamUsage.findMany({ where: { teamId }, orderBy: { month: "desc" }, take: 12 }),
   ]);
+  const oldest = rows.reduce((m, r) => (r.month < m ? r.month : m), current);
+  const requests = await apiRequestsByMonth(db, teamId, oldest);
   const present = (month: Date, u: Usage, reported: number, computedAt: Date) => {
     const billable = billableChargers(u.activeChargers);
     return {
@@ -121,7 +123,7 @@ export async function listUsage(db: DbTx, teamId: number, now = new Date()) {
       charging_sessions: u.chargingSessions,
       energy_wh: u.energyWh,
       energy_kwh: (u.energyWh / 1000).toFixed(3),
-      api_requests: null,
+      api_requests: requests.get(monthLabel(month)) ?? 0,
       billable_active_chargers: billable,
       reported_active_chargers: reported,
       estimated_minor: billable * PLAN.price_per_active_charger_minor,

@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { Db, DbTx } from "../db";
 import { DomainError, fieldError } from "../errors";
 import { HOLD_MARGIN_MAX_MINOR, HOLD_MAX_MINOR, HOLD_MIN_MINOR } from "../bills/holds";
-import type { UserCaller } from "../access/caller";
+import type { TenantPrincipal, UserCaller } from "../access/caller";
 import { requireTeam, teamAccess } from "../access/team-access";
 import { isUniqueViolation } from "../lib/unique-violation";
 import { nameSchema } from "./team-schema";
@@ -90,8 +90,19 @@ const projectNameTaken = (projectName: string) =>
     name: projectName,
   });
 
-export async function getTenant(db: DbTx, tenantId: number) {
-  return presentTenant(await db.tenant.findUniqueOrThrow({ where: { id: tenantId } }));
+/**
+ * A project, for whoever works in it: a role holding no project scope (the billing role, which
+ * reads only the team's billing profile, invoices and usage: spec section 5) is refused (403).
+ */
+export async function getTenant(db: DbTx, principal: TenantPrincipal) {
+  if (principal.kind === "user" && principal.scopes.size === 0) {
+    throw new DomainError(
+      "forbidden",
+      "Your role reads the team's billing only, not its projects.",
+      {},
+    );
+  }
+  return presentTenant(await db.tenant.findUniqueOrThrow({ where: { id: principal.tenantId } }));
 }
 
 export const updateTenantBody = z

@@ -1,13 +1,14 @@
 "use client";
 
-import { useQuery } from "@tanstack/react-query";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { PROJECT_SCOPES, type Scope } from "@/server/access/scopes";
 import { API_VERSIONS, type ApiVersion } from "@/server/versions";
 import { useProject } from "../context";
 import { SCOPE_PRESETS, SCOPE_WORDS } from "../access-words";
 import { ConfirmButton } from "../confirm-button";
-import { useV1Mutation } from "../hooks";
+import { ExportCsv, type CsvColumn } from "../csv";
+import { useV1Mutation, type V1 } from "../hooks";
 import { useTRPC } from "../trpc";
 import {
   Badge,
@@ -26,6 +27,20 @@ import {
   when,
 } from "../ui";
 
+/**
+ * The columns of the keys table and of its CSV export: what identifies a key (its name and the
+ * prefix every secret of it starts with), never the secret, which is shown once and not kept.
+ */
+const keyColumns: CsvColumn<V1["listProjectApiKeys"]["data"][number]>[] = [
+  { header: "Key", value: (k) => k.name ?? "(unnamed)" },
+  { header: "Prefix", value: (k) => `${k.prefix}…` },
+  { header: "Scopes", value: (k) => k.scopes.join(", ") },
+  { header: "Owner", value: (k) => k.owner?.email ?? "—" },
+  { header: "Version", value: (k) => k.api_version },
+  { header: "Created", value: (k) => k.created_at },
+  { header: "Revoked", value: (k) => k.revoked_at },
+];
+
 export function ApiKeysPage({ tenantId }: { tenantId: number }) {
   const trpc = useTRPC();
   const project = useProject(tenantId);
@@ -36,6 +51,7 @@ export function ApiKeysPage({ tenantId }: { tenantId: number }) {
       { enabled: manages },
     ),
   );
+  const client = useQueryClient();
   const create = useV1Mutation(trpc.v1.createProjectApiKey);
   const revoke = useV1Mutation(trpc.v1.revokeProjectApiKey);
   const [name, setName] = useState("");
@@ -56,6 +72,22 @@ export function ApiKeysPage({ tenantId }: { tenantId: number }) {
       <PageHeader
         title="API keys"
         description="Keys for your backend. Each acts for the person who made it, within their role."
+        actions={
+          manages ? (
+            <ExportCsv
+              filename={`api-keys-${tenantId}.csv`}
+              columns={keyColumns}
+              // one answer holds every key of the project (the route does not page)
+              load={async () => ({
+                ...(await client.fetchQuery(
+                  trpc.v1.listProjectApiKeys.queryOptions({ params: { tenant_id: tenantId } }),
+                )),
+                next_cursor: null,
+                has_more: false,
+              })}
+            />
+          ) : null
+        }
       />
       <Card title="New key">
         <form
@@ -185,12 +217,14 @@ export function ApiKeysPage({ tenantId }: { tenantId: number }) {
         empty={<Empty title="No keys yet" />}
       >
         {(d) => (
-          <Table head={["Key", "Scopes", "Owner", "Version", "Created", ""]}>
+          <Table
+            head={[...keyColumns.filter((c) => c.header !== "Revoked").map((c) => c.header), ""]}
+          >
             {d.data.map((k) => (
               <tr key={k.id} data-testid="api-key-row">
+                <td className={td}>{k.name ?? "(unnamed)"}</td>
                 <td className={td}>
-                  {k.name ?? "(unnamed)"}
-                  <code className="block text-xs text-slate-500">{k.prefix}…</code>
+                  <code className="text-xs break-all">{k.prefix}…</code>
                 </td>
                 <td className={`${td} text-xs`}>{k.scopes.join(", ")}</td>
                 <td className={td}>{k.owner?.email ?? "—"}</td>

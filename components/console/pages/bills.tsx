@@ -18,7 +18,6 @@ import {
   QueryState,
   SelectField,
   Table,
-  TextField,
   oneOf,
   td,
   when,
@@ -61,8 +60,11 @@ export function BillsPage({ tenantId }: { tenantId: number }) {
   const [cursors, setCursors] = useState<string[]>([]);
   const [status, setStatus] = useState<(typeof STATUSES)[number]>("");
   const [source, setSource] = useState<(typeof SOURCES)[number]>("");
-  const [station, setStation] = useState("");
-  const stationId = /^[1-9][0-9]{0,9}$/.test(station) ? Number(station) : undefined;
+  // the station is picked by name (its id as the value), never typed: no name is ever ignored
+  const [stationId, setStationId] = useState("");
+  const stations = useQuery(
+    trpc.v1.listStations.queryOptions({ params: { tenant_id: tenantId }, query: { limit: 100 } }),
+  );
   const after = cursors[cursors.length - 1];
   const input = (after: string | undefined, limit: number): V1Input["listBills"] => ({
     params: { tenant_id: tenantId },
@@ -71,7 +73,7 @@ export function BillsPage({ tenantId }: { tenantId: number }) {
       ...(after ? { after } : {}),
       ...(status ? { status } : {}),
       ...(source ? { source } : {}),
-      ...(stationId ? { station_id: stationId } : {}),
+      ...(stationId ? { station_id: Number(stationId) } : {}),
     },
   });
   const bills = useQuery(
@@ -143,15 +145,21 @@ export function BillsPage({ tenantId }: { tenantId: number }) {
           <option value="csms">Charger (csms)</option>
           <option value="simulated">Simulated</option>
         </SelectField>
-        <TextField
-          label="Station ID"
-          inputMode="numeric"
-          value={station}
+        <SelectField
+          label="Station"
+          value={stationId}
           onChange={(e) => {
-            setStation(e.target.value.trim());
+            setStationId(e.target.value);
             restart();
           }}
-        />
+        >
+          <option value="">All stations</option>
+          {stations.data?.data.map((s) => (
+            <option key={s.id} value={s.id}>
+              {s.name}
+            </option>
+          ))}
+        </SelectField>
       </div>
       <QueryState
         query={bills}

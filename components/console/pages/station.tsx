@@ -8,6 +8,7 @@ import { useProject } from "../context";
 import { useV1Mutation, type V1 } from "../hooks";
 import { newRequestKey, useTRPC } from "../trpc";
 import { StationDisplays } from "./station-displays";
+import { StationFaults } from "./station-faults";
 import { Commands, Outcome } from "./station-commands";
 import { StationTabs } from "./station-tabs";
 import { TransactionRows } from "./transactions";
@@ -135,23 +136,12 @@ export function StationPage({ tenantId, stationId }: { tenantId: number; station
             </Card>
           </div>
           <StationDisplays tenantId={tenantId} station={s} />
-          <Card title="Open faults">
-            {s.open_faults.length === 0 ? (
-              <Empty title="No open faults" />
-            ) : (
-              <Table head={["Opened", "EVSE", "Error", "Info", "Vendor code"]}>
-                {s.open_faults.map((f) => (
-                  <tr key={f.fault_id} data-testid="fault-row">
-                    <td className={td}>{when(f.opened_at, zone)}</td>
-                    <td className={td}>{f.evse_number ?? "station"}</td>
-                    <td className={td}>{f.error_code}</td>
-                    <td className={td}>{f.info}</td>
-                    <td className={td}>{f.vendor_error_code}</td>
-                  </tr>
-                ))}
-              </Table>
-            )}
-          </Card>
+          <StationFaults
+            tenantId={tenantId}
+            stationId={stationId}
+            connectors={s.connectors}
+            zone={zone}
+          />
           <Commands tenantId={tenantId} station={s} active={active.data?.data ?? []} />
           <Card title="Recent operations">
             <QueryState

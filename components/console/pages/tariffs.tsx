@@ -1,10 +1,11 @@
 "use client";
 
 import { money } from "../money";
-import { useQuery } from "@tanstack/react-query";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { OCPI_TARIFF_FIELDS } from "@/server/pricing/ocpi-fields";
 import { useProject } from "../context";
+import { ExportCsv, type CsvColumn } from "../csv";
 import { useV1Mutation, type V1, type V1Input } from "../hooks";
 import { useTRPC } from "../trpc";
 import { isoToWall, wallToIso } from "../zoned-time";
@@ -27,6 +28,15 @@ import {
 } from "../ui";
 
 type Tariff = V1["getTariff"];
+
+/** The table's columns, in its order, for its CSV export. */
+const tariffColumns: CsvColumn<V1["listTariffs"]["data"][number]>[] = [
+  { header: "Name", value: (t) => t.name || "(unnamed)" },
+  { header: "Kind", value: (t) => (t.is_complex ? "complex" : "simple") },
+  { header: "Summary", value: (t) => t.pricing_summary },
+  { header: "Version", value: (t) => t.version },
+  { header: "Updated", value: (t) => t.updated_at },
+];
 
 /** Each dimension's name and its billed volume in the unit a person reads. */
 const DIMENSIONS: Record<string, { label: string; volume: (v: number) => string }> = {
@@ -79,15 +89,30 @@ export function TariffsPage({ tenantId }: { tenantId: number }) {
   const [editing, setEditing] = useState<Tariff | "new" | null>(null);
   const [quoting, setQuoting] = useState<Tariff | null>(null);
   const denied = project.denied("billing:write");
+  const client = useQueryClient();
   return (
     <>
       <PageHeader
         title="Tariffs"
         description="Prices for charging. Editing makes a new version; bills keep the version they priced against."
         actions={
-          <Button variant="primary" disabledReason={denied} onClick={() => setEditing("new")}>
-            New tariff
-          </Button>
+          <>
+            <ExportCsv
+              filename={`tariffs-${tenantId}.csv`}
+              columns={tariffColumns}
+              load={(after: number | undefined) =>
+                client.fetchQuery(
+                  trpc.v1.listTariffs.queryOptions({
+                    params: { tenant_id: tenantId },
+                    query: { limit: 100, after: after ?? 0 },
+                  }),
+                )
+              }
+            />
+            <Button variant="primary" disabledReason={denied} onClick={() => setEditing("new")}>
+              New tariff
+            </Button>
+          </>
         }
       />
       {editing ? (
@@ -109,7 +134,7 @@ export function TariffsPage({ tenantId }: { tenantId: number }) {
         }
       >
         {(d) => (
-          <Table head={["Name", "Kind", "Summary", "Version", "Updated", ""]}>
+          <Table head={[...tariffColumns.map((c) => c.header), ""]}>
             {d.data.map((t) => (
               <tr
                 key={t.id}

@@ -1,13 +1,14 @@
 "use client";
 
-import { useQuery } from "@tanstack/react-query";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
 import { TEAM_ROLES, type TeamRole } from "@/server/access/roles";
 import { ROLE_WORDS } from "../access-words";
 import { useMe } from "../context";
 import { ConfirmButton } from "../confirm-button";
-import { useV1Mutation } from "../hooks";
+import { ExportCsv, type CsvColumn } from "../csv";
+import { useV1Mutation, type V1 } from "../hooks";
 import { useTRPC } from "../trpc";
 import {
   Badge,
@@ -117,9 +118,18 @@ export function ProjectsPage({ teamId }: { teamId: number }) {
   );
 }
 
+/** The members table's columns, in its order, for its CSV export. */
+const memberColumns: CsvColumn<V1["listMembers"]["data"][number]>[] = [
+  { header: "Person", value: (m) => m.name ?? m.email },
+  { header: "Email", value: (m) => m.email },
+  { header: "Role", value: (m) => m.role },
+  { header: "Joined", value: (m) => m.joined_at },
+];
+
 export function MembersPage({ teamId }: { teamId: number }) {
   const trpc = useTRPC();
   const { me, team, manages, reason } = useTeam(teamId);
+  const client = useQueryClient();
   const members = useQuery(trpc.v1.listMembers.queryOptions({ params: { team_id: teamId } }));
   const invites = useQuery(
     trpc.v1.listInvites.queryOptions(
@@ -140,12 +150,28 @@ export function MembersPage({ teamId }: { teamId: number }) {
   return (
     <>
       <PageHeader title="Members and invitations" description={team?.name} />
-      <Card title="Members">
+      <Card
+        title="Members"
+        actions={
+          <ExportCsv
+            filename={`members-team-${teamId}.csv`}
+            columns={memberColumns}
+            // one answer holds every member (the route does not page)
+            load={async () => ({
+              ...(await client.fetchQuery(
+                trpc.v1.listMembers.queryOptions({ params: { team_id: teamId } }),
+              )),
+              next_cursor: null,
+              has_more: false,
+            })}
+          />
+        }
+      >
         <QueryState query={members}>
           {(d) => {
             const owners = d.data.filter((m) => m.role === "owner").length;
             return (
-              <Table head={["Person", "Role", "Joined", ""]}>
+              <Table head={[...memberColumns.map((c) => c.header), ""]}>
                 {d.data.map((m) => {
                   const self = m.user_id === me?.user.id;
                   // The API refuses to leave a team without an owner (409 last_owner): said before.
@@ -165,10 +191,8 @@ export function MembersPage({ teamId }: { teamId: number }) {
                       : null;
                   return (
                     <tr key={m.user_id} data-testid="member-row">
-                      <td className={td}>
-                        {m.name ?? m.email}
-                        <span className="block text-xs text-slate-500">{m.email}</span>
-                      </td>
+                      <td className={td}>{m.name ?? m.email}</td>
+                      <td className={`${td} break-all`}>{m.email}</td>
                       <td className={td}>
                         <label className="sr-only" htmlFor={`role-${m.user_id}`}>
                           Role of {m.email}

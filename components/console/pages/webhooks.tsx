@@ -1,10 +1,11 @@
 "use client";
 
-import { useQuery } from "@tanstack/react-query";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { eventTypeSchema, type EventType } from "@/server/events/event-types";
 import { ConfirmButton } from "../confirm-button";
 import { useProject } from "../context";
+import { ExportCsv, type CsvColumn } from "../csv";
 import { StationLink } from "../links";
 import { useV1Mutation, type V1 } from "../hooks";
 import { useTRPC } from "../trpc";
@@ -330,6 +331,28 @@ function EditWebhook({
   );
 }
 
+type Delivery = V1["listWebhookDeliveries"]["data"][number];
+
+/** A delivery's last answer in words: the receiver's HTTP status, or why there was none. */
+const lastAnswer = (dl: Delivery) => dl.last_http_status ?? dl.last_error ?? "—";
+
+/**
+ * The deliveries table's columns, in its order, then what the file adds (the delivery, its event
+ * and when it settled). Only what the list shows: no signing secret, no body.
+ */
+const deliveryColumns: CsvColumn<Delivery>[] = [
+  { header: "Event", value: (dl) => dl.event_type },
+  { header: "Status", value: (dl) => dl.status },
+  { header: "Attempts", value: (dl) => dl.attempts },
+  { header: "Last HTTP", value: lastAnswer },
+  { header: "Next retry", value: (dl) => dl.next_retry_at },
+  { header: "Created", value: (dl) => dl.created_at },
+  { header: "Delivery", value: (dl) => dl.id },
+  { header: "Event ID", value: (dl) => dl.event_id },
+  { header: "Completed", value: (dl) => dl.completed_at },
+];
+const SHOWN = 6; // the columns the table shows, before the Details button
+
 function Deliveries({
   tenantId,
   webhook,
@@ -340,15 +363,28 @@ function Deliveries({
   denied: string | null;
 }) {
   const trpc = useTRPC();
+  const client = useQueryClient();
   const [open, setOpen] = useState<string | null>(null);
+  const params = { tenant_id: tenantId, webhook_id: webhook.id };
   const deliveries = useQuery(
-    trpc.v1.listWebhookDeliveries.queryOptions(
-      { params: { tenant_id: tenantId, webhook_id: webhook.id } },
-      { refetchInterval: 2_000 },
-    ),
+    trpc.v1.listWebhookDeliveries.queryOptions({ params }, { refetchInterval: 2_000 }),
   );
   return (
     <div className="mt-4">
+      <div className="mb-2 flex justify-end">
+        <ExportCsv
+          filename={`deliveries-${webhook.id}.csv`}
+          columns={deliveryColumns}
+          load={(after: string | undefined) =>
+            client.fetchQuery(
+              trpc.v1.listWebhookDeliveries.queryOptions({
+                params,
+                query: { limit: 100, ...(after ? { after } : {}) },
+              }),
+            )
+          }
+        />
+      </div>
       <QueryState
         query={deliveries}
         isEmpty={(d) => d.data.length === 0}
@@ -358,7 +394,7 @@ function Deliveries({
           <>
             <Table
               label="Deliveries"
-              head={["Event", "Status", "Attempts", "Last HTTP", "Next retry", "Created", ""]}
+              head={[...deliveryColumns.slice(0, SHOWN).map((c) => c.header), ""]}
             >
               {d.data.map((dl) => (
                 <tr key={dl.id} data-testid="delivery-row">
@@ -376,7 +412,7 @@ function Deliveries({
                       ))}
                     </ul>
                   </td>
-                  <td className={td}>{dl.last_http_status ?? dl.last_error ?? "—"}</td>
+                  <td className={td}>{lastAnswer(dl)}</td>
                   <td className={td}>{when(dl.next_retry_at)}</td>
                   <td className={td}>{when(dl.created_at)}</td>
                   <td className={td}>

@@ -22,13 +22,14 @@ export const projectRoutes = [
     operationId: "getTenant",
     summary: "Read a project",
     description:
-      "Any member of the project's team (any role), a platform role, or a key of this project.",
+      "Members of the project's team in a role that works in projects (owner, admin, developer, operator, viewer), a platform role, or a key of this project. The billing role reads only the team's billing profile, invoices and usage: 403 `forbidden`.",
     tag,
     auth: "tenant",
     params: tenantParams,
     status: 200,
     response: tenantSchema,
-    handler: async ({ params, db }) => ({ body: await getTenant(db, params.tenant_id) }),
+    errors: ["forbidden"],
+    handler: async ({ db, principal }) => ({ body: await getTenant(db, principal) }),
   }),
   defineRoute({
     method: "PATCH",

@@ -129,7 +129,7 @@ export const teamBillingRoutes = [
     path: `${base}/usage`,
     operationId: "listTeamUsage",
     summary: "The team's usage by month, newest first",
-    description: `${READERS} This month's figures are read live; earlier months as recorded by the usage job (every 15 minutes). \`active_chargers\`: stations of the team's projects with a charging session started that month (UTC); \`charging_sessions\` and \`energy_wh\` of those sessions; \`api_requests\` is null (not recorded by the service). \`billable_active_chargers\` are those beyond the plan's 5 free; \`reported_active_chargers\` is what Stripe's meter was told so far; \`estimated_minor\` the month's charge at the plan's price.`,
+    description: `${READERS} This month's figures are read live; earlier months as recorded by the usage job (every 15 minutes). \`active_chargers\`: stations of the team's projects with a charging session started that month (UTC); \`charging_sessions\` and \`energy_wh\` of those sessions; \`api_requests\`: /v1 requests answered for the team's projects that month (4xx included; 429, 5xx and unauthenticated requests not; the sandbox's not included), counted by each web process and written every 5 seconds; shown, not priced. \`billable_active_chargers\` are those beyond the plan's 5 free; \`reported_active_chargers\` is what Stripe's meter was told so far; \`estimated_minor\` the month's charge at the plan's price.`,
     tag,
     auth: "user",
     params: teamParams,
