@@ -116,6 +116,7 @@ test("an owner puts a card on file through Stripe's page; a declined card is sai
   );
   await expect(page.getByTestId("card-on-file")).toHaveText("No card on file.");
   await expect(page.getByTestId("usage-active-chargers")).toHaveText("0");
+  await expect(page.getByTestId("usage-api-requests")).toHaveText(/^\d+ \(shown, not priced\)$/);
   await expect(page.getByTestId("usage-chart")).toBeVisible();
   await expect(page.getByTestId("billing-invoices")).toContainText("No invoices yet");
   await shotWhenLoaded(page, "team-billing-empty");

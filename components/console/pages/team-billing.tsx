@@ -299,12 +299,8 @@ function UsageFigures({ months }: { months: Usage[] }) {
         <dd data-testid="usage-sessions">{now.charging_sessions}</dd>
         <dt className="text-slate-500">Energy</dt>
         <dd>{now.energy_kwh} kWh</dd>
-        {now.api_requests !== null ? (
-          <>
-            <dt className="text-slate-500">API requests</dt>
-            <dd>{now.api_requests}</dd>
-          </>
-        ) : null}
+        <dt className="text-slate-500">API requests</dt>
+        <dd data-testid="usage-api-requests">{now.api_requests} (shown, not priced)</dd>
         <dt className="text-slate-500">Estimated charge</dt>
         <dd data-testid="usage-estimate">{money(now.estimated_minor, "usd")}</dd>
         <dt className="text-slate-500">Counted</dt>
