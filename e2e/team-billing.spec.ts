@@ -103,7 +103,7 @@ async function aPlatformAdmin(browser: Browser) {
   return token;
 }
 
-test("an owner puts a card on file through Stripe's page; a declined card is said in words; removing asks first", async ({
+test("an owner puts a card on file through Stripe's page; a declined card is said in words; removing asks first; a bank account waits for microdeposits or is saved", async ({
   page,
 }) => {
   test.setTimeout(180_000);
@@ -168,6 +168,26 @@ test("an owner puts a card on file through Stripe's page; a declined card is sai
   await page.getByRole("dialog").getByRole("button", { name: "Remove card" }).click();
   await expect(page.getByTestId("card-on-file")).toHaveText("No card on file.");
   expect((await v1(token, "GET", `/teams/${teamId}/billing`)).body.card).toBeNull();
+
+  // A US bank account: one left to microdeposits is not on file yet; one verified at once is
+  await page.getByRole("button", { name: "Set up bank account…" }).click();
+  await page.waitForURL(new RegExp(`^${stripeUrl()}/c/setup/cs_test_`));
+  await page.getByRole("button", { name: "Link bank account by microdeposits" }).click();
+  await page.waitForURL(`${base()}/console/teams/${teamId}/billing?setup=bank_account&result=done`);
+  await expect(page.getByTestId("setup-outcome")).toHaveText(
+    "The bank account waits for verification by two small deposits (microdeposits): Stripe emails how to confirm them. It is not on file until it is verified.",
+  );
+  await expect(page.getByTestId("bank_account-on-file")).toHaveText("No bank account on file.");
+  await page.getByRole("button", { name: "Set up bank account…" }).click();
+  await page.waitForURL(new RegExp(`^${stripeUrl()}/c/setup/cs_test_`));
+  await page.getByRole("button", { name: "Link bank account (verified instantly)" }).click();
+  await page.waitForURL(`${base()}/console/teams/${teamId}/billing?setup=bank_account&result=done`);
+  await expect(page.getByTestId("setup-outcome")).toContainText(
+    "Saved: the bank account STRIPE TEST BANK, checking account ending 6789 is on file",
+  );
+  await expect(page.getByTestId("bank_account-on-file")).toHaveText(
+    "STRIPE TEST BANK, checking account ending 6789 (pays the invoices)",
+  );
 });
 
 test("an invoice unpaid past the grace period suspends the team: the banner says what to do, a new project is refused in words, paying lifts it", async ({
