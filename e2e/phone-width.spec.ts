@@ -259,6 +259,7 @@ test.describe.serial("every console page at a phone's 390 px", () => {
       ["settings", `${t}/settings`],
       ["projects", `/console/teams/${teamId}/projects`],
       ["members", `/console/teams/${teamId}/members`],
+      ["billing", `/console/teams/${teamId}/billing`],
       ["sandbox", `/console/sandbox`],
       ["invites", `/console/invites`],
     );

@@ -382,8 +382,11 @@ export class FakeStripeState {
     return copy;
   }
 
+  /** called with every event as it is emitted (`deliverPlatformEvents`) */
+  readonly listeners: ((event: FakeEvent) => void)[] = [];
+
   emit(scope: Scope, type: string, object: unknown) {
-    this.events.push({
+    const event: FakeEvent = {
       id: fakeId("evt"),
       object: "event",
       api_version: Stripe.API_VERSION,
@@ -394,7 +397,9 @@ export class FakeStripeState {
       pending_webhooks: 1,
       request: { id: null, idempotency_key: null },
       data: { object: structuredClone(object) },
-    });
+    };
+    this.events.push(event);
+    for (const listener of this.listeners) listener(event);
   }
 }
 

@@ -33,7 +33,9 @@
  * - team billing on the platform account (stripe-fake-billing.ts): Customers, Checkout Sessions in
  *   setup mode, SetupIntents, PaymentMethods (card, us_bank_account) and detaching them,
  *   Subscriptions, Billing meter events and Invoices, with controls for the person on the setup
- *   page and for invoices opened, failing and paid; platform events (no `account`).
+ *   page and for invoices opened, failing and paid; platform events (no `account`). Its hosted
+ *   setup and invoice pages are served to browsers, and its controls over HTTP to other
+ *   processes (stripe-fake-billing-pages.ts); `deliverPlatformEvents` acts as a webhook endpoint.
  *
  * What it does not: any other endpoint or parameter (for card payments: price ids, customers,
  * other payment methods; tax, application fees, 3-D Secure itself: only the state an unfinished one leaves, with
@@ -53,6 +55,12 @@ import * as api from "./stripe-fake-api";
 import { ONBOARDING_PATH, serveOnboarding } from "./stripe-fake-onboarding";
 import { FakeStripeState, type FakeEvent } from "./stripe-fake-state";
 import { FakeBilling } from "./stripe-fake-billing";
+import {
+  BILLING_CONTROL_PATH,
+  BILLING_PAGE_PATH,
+  serveBillingControl,
+  serveBillingPage,
+} from "./stripe-fake-billing-pages";
 
 export type { CardOutcome, FakeEvent, IncompleteOutcome } from "./stripe-fake-state";
 export type { MeterEvent, SetupOutcome } from "./stripe-fake-billing";
@@ -247,6 +255,19 @@ export async function startStripeFake(
       serveOnboarding(state, state.accountLinks, req, res, url.pathname);
       return;
     }
+    if (BILLING_PAGE_PATH.test(url.pathname)) {
+      serveBillingPage(billing, req, res, url.pathname, Buffer.concat(chunks).toString());
+      return;
+    }
+    if (BILLING_CONTROL_PATH.test(url.pathname) && method === "POST") {
+      if (header(req, "authorization") !== `Bearer ${secretKey}`) {
+        res.writeHead(401);
+        res.end();
+        return;
+      }
+      serveBillingControl(billing, res, url.pathname, Buffer.concat(chunks).toString());
+      return;
+    }
     const account = header(req, "stripe-account");
     const key = header(req, "idempotency-key");
     const record: RecordedRequest = {
@@ -418,6 +439,39 @@ export async function startStripeFake(
     /** the account's owner removes the platform in their dashboard */
     revokeAccess: (id: string) => state.revokeAccess(id, application),
 
+    /**
+     * From now on, Stripe delivers each platform event (no `account`) whose type starts with one
+     * of `prefixes` to `url` as a webhook endpoint of the platform's own account: signed, in the
+     * order emitted, each until the receiver answers 2xx (up to 5 tries, 500 ms apart). For
+     * tests in another process than the fake (e2e), which cannot call `deliver` themselves.
+     */
+    deliverPlatformEvents(url: string, prefixes: string[] = ["invoice."]) {
+      let chain = Promise.resolve();
+      state.listeners.push((event) => {
+        if (event.account || !prefixes.some((p) => event.type.startsWith(p))) return;
+        const { payload, signature } = sign(event);
+        const send = async () => {
+          for (let attempt = 0; attempt < 5; attempt++) {
+            try {
+              const res = await fetch(url, {
+                method: "POST",
+                headers: { "content-type": "application/json", "stripe-signature": signature },
+                body: payload,
+              });
+              await res.arrayBuffer();
+              if (res.ok) return;
+            } catch {
+              /* the receiver is down: Stripe tries again */
+            }
+            await new Promise((resolve) => setTimeout(resolve, 500));
+          }
+        };
+        chain = chain.then(send);
+        const done = chain;
+        inFlight.add(done);
+        void done.finally(() => inFlight.delete(done));
+      });
+    },
     /** the next `times` requests to `method path` meet `fault` (path: exact, or a pattern) */
     injectFault(method: "GET" | "POST", path: string | RegExp, fault: Fault, times = 1) {
       faults.push({ method, path, fault, left: times });

@@ -3,7 +3,10 @@
 import Link from "next/link";
 import { usePathname, useSearchParams } from "next/navigation";
 import { useEffect, useId, useRef, useState, type ReactNode } from "react";
+import { useQuery } from "@tanstack/react-query";
 import { useMe, useProjectAccess } from "./context";
+import { StandingBanner } from "./pages/team-billing";
+import { useTRPC } from "./trpc";
 
 function NavLink({ href, children }: { href: string; children: ReactNode }) {
   const path = usePathname();
@@ -162,7 +165,33 @@ function useProjectContext(tenantId: number | null, path: string) {
 const TEAM_PAGES: Record<string, string> = {
   projects: "Projects",
   members: "Members and invites",
+  billing: "Billing",
 };
+
+/** Team roles that read the team's Billing page (server/access/roles.ts, `readBilling`). */
+const BILLING_READERS = ["owner", "admin", "billing"];
+
+/**
+ * Where a team's name leads: its first project, or, for a billing member (who reads no project's
+ * data), its Billing page; a team without projects, its projects page.
+ */
+export function teamHome(team: { id: number; role: string | null; projects: { id: number }[] }) {
+  if (team.role === "billing") return `/console/teams/${team.id}/billing`;
+  return team.projects[0]
+    ? `/console/t/${team.projects[0].id}/overview`
+    : `/console/teams/${team.id}/projects`;
+}
+
+/** The team's billing standing, for the banner on its other pages: only for those who read it. */
+function useTeamStanding(team: { id: number; role: string | null } | undefined) {
+  const trpc = useTRPC();
+  return useQuery({
+    ...trpc.v1.getTeamBilling.queryOptions({ params: { team_id: team?.id ?? 0 } }),
+    enabled: Boolean(team && BILLING_READERS.includes(team.role ?? "")),
+    retry: false,
+    staleTime: 60_000,
+  });
+}
 
 /** The signed-in frame: top bar with team and project switcher, side navigation, sign-out. */
 export function ConsoleShell({ children }: { children: ReactNode }) {
@@ -187,7 +216,14 @@ export function ConsoleShell({ children }: { children: ReactNode }) {
   // A project of a team the person is not in: platform staff reach it through their platform role.
   const outside = useProjectAccess(data && tenantId !== null && !memberProject ? tenantId : null);
   const staffProject = outside.data;
-  const project = memberProject ?? (staffProject ? { id: staffProject.tenant_id } : null);
+  // A billing member reads the team's billing and no project's data: no project links for them.
+  const billingOnly = team?.role === "billing";
+  const project = billingOnly
+    ? null
+    : (memberProject ?? (staffProject ? { id: staffProject.tenant_id } : null));
+  const standing = useTeamStanding(team);
+  const showBanner =
+    standing.data?.enabled && standing.data.status !== "active" && teamMatch?.[2] !== "billing";
   const section = tenantMatch ? path.slice(tenantMatch[0].length) || "/stations" : "/stations";
   const sectionRoot = `/${section.split("/")[1] ?? "stations"}`;
   // Team links keep the project they leave from.
@@ -231,29 +267,31 @@ export function ConsoleShell({ children }: { children: ReactNode }) {
                 testId="team-switcher"
                 current={team.name}
                 items={data.teams.map((t) => ({
-                  href: t.projects[0]
-                    ? `/console/t/${t.projects[0].id}/overview`
-                    : `/console/teams/${t.id}/projects`,
+                  href: teamHome(t),
                   label: t.name,
                   current: t.id === team.id,
                 }))}
               />
-              <span aria-hidden>/</span>
-              <Switcher
-                label="Project"
-                testId="project-switcher"
-                current={memberProject?.name ?? "Choose a project"}
-                items={team.projects.map((p) => ({
-                  href: `/console/t/${p.id}${sectionRoot}`,
-                  label: p.name,
-                  current: p.id === memberProject?.id,
-                }))}
-                footer={{
-                  href: `/console/teams/${team.id}/projects${fromQuery}`,
-                  label: "All projects of this team",
-                  current: false,
-                }}
-              />
+              {billingOnly ? null : (
+                <>
+                  <span aria-hidden>/</span>
+                  <Switcher
+                    label="Project"
+                    testId="project-switcher"
+                    current={memberProject?.name ?? "Choose a project"}
+                    items={team.projects.map((p) => ({
+                      href: `/console/t/${p.id}${sectionRoot}`,
+                      label: p.name,
+                      current: p.id === memberProject?.id,
+                    }))}
+                    footer={{
+                      href: `/console/teams/${team.id}/projects${fromQuery}`,
+                      label: "All projects of this team",
+                      current: false,
+                    }}
+                  />
+                </>
+              )}
             </nav>
           ) : null}
           <div className="ml-auto flex items-center gap-3 text-sm">
@@ -313,10 +351,19 @@ export function ConsoleShell({ children }: { children: ReactNode }) {
           {team ? (
             <>
               <p className="mt-4 px-3 pb-1 text-xs font-semibold text-slate-500 uppercase">Team</p>
-              <NavLink href={`/console/teams/${team.id}/projects${fromQuery}`}>Projects</NavLink>
-              <NavLink href={`/console/teams/${team.id}/members${fromQuery}`}>
-                Members and invites
-              </NavLink>
+              {billingOnly ? null : (
+                <>
+                  <NavLink href={`/console/teams/${team.id}/projects${fromQuery}`}>
+                    Projects
+                  </NavLink>
+                  <NavLink href={`/console/teams/${team.id}/members${fromQuery}`}>
+                    Members and invites
+                  </NavLink>
+                </>
+              )}
+              {BILLING_READERS.includes(team.role ?? "") ? (
+                <NavLink href={`/console/teams/${team.id}/billing${fromQuery}`}>Billing</NavLink>
+              ) : null}
             </>
           ) : null}
           <p className="mt-4 px-3 pb-1 text-xs font-semibold text-slate-500 uppercase">You</p>
@@ -331,7 +378,7 @@ export function ConsoleShell({ children }: { children: ReactNode }) {
                   <li>
                     <span className="text-slate-600 dark:text-slate-400">Team </span>
                     <Link
-                      href={`/console/teams/${team.id}/projects${fromQuery}`}
+                      href={`/console/teams/${team.id}/${billingOnly ? "billing" : "projects"}${fromQuery}`}
                       className="inline-block py-0.5 text-teal-800 underline dark:text-teal-300"
                     >
                       {team.name}
@@ -347,7 +394,7 @@ export function ConsoleShell({ children }: { children: ReactNode }) {
                   ) : null}
                 </ol>
               </nav>
-              {contextProject && context ? (
+              {contextProject && context && !billingOnly ? (
                 <Link
                   href={context.path}
                   data-testid="back-to-project"
@@ -357,6 +404,12 @@ export function ConsoleShell({ children }: { children: ReactNode }) {
                 </Link>
               ) : null}
             </div>
+          ) : null}
+          {showBanner && team ? (
+            <StandingBanner
+              profile={standing.data!}
+              billingLink={`/console/teams/${team.id}/billing${fromQuery}`}
+            />
           ) : null}
           {children}
         </main>

@@ -201,13 +201,17 @@ export function ErrorBox({
   error,
   retry,
   labels,
+  teamId,
 }: {
   error: unknown;
   retry?: () => void;
   labels?: Record<string, string>;
+  /** the team a refused write was for, when the page knows it (to link its Billing page) */
+  teamId?: number;
 }) {
   const body = apiError(error);
   const fields = fieldErrors(error);
+  const billing = billingRefusal(body, teamId);
   return (
     <div
       role="alert"
@@ -226,6 +230,13 @@ export function ErrorBox({
             ))}
           </ul>
         </>
+      ) : billing ? (
+        <p>
+          {billing.words}{" "}
+          <a href={billing.href} className="inline-block py-0.5 font-medium underline">
+            Go to the team&apos;s Billing page
+          </a>
+        </p>
       ) : (
         <p>{errorMessage(error)}</p>
       )}
@@ -236,6 +247,29 @@ export function ErrorBox({
       ) : null}
     </div>
   );
+}
+
+/**
+ * A write refused by team billing, in the console's words with the way to the team's Billing page
+ * (the API's own message points at /v1 routes): 402 `billing_suspended` names its team; a
+ * `project_limit` that a billing method would lift, when the page knows the team.
+ */
+export function billingRefusal(
+  body: ApiErrorBody | null,
+  teamId?: number,
+): { words: string; href: string } | null {
+  if (body?.code === "billing_suspended" && typeof body.details.team_id === "number")
+    return {
+      words:
+        "Refused: this team's billing is suspended, because an invoice is unpaid past its grace period. New projects and stations are refused until it is paid; pay the open invoice or put a working card or bank account on file. Chargers keep charging meanwhile.",
+      href: `/console/teams/${body.details.team_id}/billing`,
+    };
+  if (body?.code === "project_limit" && body.details.billing_method_required === true && teamId)
+    return {
+      words: `Refused: this team has the ${String(body.details.limit)} projects its plan includes without a billing method. Put a card or bank account on file for up to ${String(body.details.max_projects)}.`,
+      href: `/console/teams/${teamId}/billing`,
+    };
+  return null;
 }
 
 /** Loading, error and empty states around a query's data. */

@@ -50,6 +50,9 @@ export const v1Procedures = {
   listWorkspaceEvents: read("listWorkspaceEvents"),
   listOcppDomains: read("listOcppDomains"),
   getOcppDomain: read("getOcppDomain"),
+  getTeamBilling: read("getTeamBilling"),
+  listTeamInvoices: read("listTeamInvoices"),
+  listTeamUsage: read("listTeamUsage"),
 
   ensureWorkspace: change("ensureWorkspace"),
   createProject: change("createProject"),
@@ -103,6 +106,12 @@ export const v1Procedures = {
   advanceSandboxSession: change("advanceSandboxSession"),
   stopSandboxSession: change("stopSandboxSession"),
   refundSandboxSession: change("refundSandboxSession"),
+  setupTeamCard: change("setupTeamCard"),
+  syncTeamCard: change("syncTeamCard"),
+  deleteTeamCard: change("deleteTeamCard"),
+  setupTeamBankAccount: change("setupTeamBankAccount"),
+  syncTeamBankAccount: change("syncTeamBankAccount"),
+  deleteTeamBankAccount: change("deleteTeamBankAccount"),
 };
 
 export type ConsoleOperation = keyof typeof v1Procedures;

@@ -13,9 +13,16 @@ export function ConsoleHome() {
   const me = useMe();
   const router = useRouter();
   const data = me.data;
-  const first = data?.teams.flatMap((t) => t.projects)[0];
+  // A billing member's team leads to its Billing page: they read no project's data.
+  const project = data?.teams.filter((t) => t.role !== "billing").flatMap((t) => t.projects)[0];
+  const billingTeam = data?.teams.find((t) => t.role === "billing");
+  const first = project
+    ? `/console/t/${project.id}/overview`
+    : billingTeam
+      ? `/console/teams/${billingTeam.id}/billing`
+      : undefined;
   useEffect(() => {
-    if (first) router.replace(`/console/t/${first.id}/overview`);
+    if (first) router.replace(first);
   }, [first, router]);
   if (me.isPending || first) return <Loading />;
   if (me.error || !data) return <ErrorBox error={me.error} retry={() => void me.refetch()} />;

@@ -88,7 +88,7 @@ export function ProjectsPage({ teamId }: { teamId: number }) {
             Create project
           </Button>
         </form>
-        {create.error ? <ErrorBox error={create.error} /> : null}
+        {create.error ? <ErrorBox error={create.error} teamId={teamId} /> : null}
       </Card>
       <QueryState
         query={projects}

@@ -25,9 +25,14 @@ const MANAGERS =
 export const PLAN_TEXT =
   "The plan, `standard`: up to 5 active chargers a month and 2 projects free; beyond, $8.00 (800 US cents) per active charger per month (a station of the team's projects with a charging session started that month; sandbox chargers never count), reported to Stripe's meter and charged on the monthly invoice. Without a card or bank account on file (or staff-set invoicing) a team has at most 2 projects (409 `project_limit`), with one up to 20. Suspension: an invoice still unpaid `grace_days` (default 14) after its automatic payment failed or its due date passed suspends the team: creating projects and registering stations then answer 402 `billing_suspended`; reads, commands, bills, payments and chargers keep working (no driver is stranded), and paying the invoice lifts it at once.";
 
-function methodRoutes(kind: MethodRoute, segment: "payment-method" | "bank-account") {
+// `Noun` is a type parameter so each call's operationIds are literals (`setupTeamCard`), which the
+// console's procedures (server/trpc/operations.ts) pick routes by.
+function methodRoutes<Noun extends "Card" | "BankAccount">(
+  kind: MethodRoute,
+  segment: "payment-method" | "bank-account",
+  Noun: Noun,
+) {
   const noun = kind === "card" ? "card" : "US bank account";
-  const Noun = kind === "card" ? "Card" : "BankAccount";
   const how =
     kind === "card"
       ? "a Stripe-hosted page (Checkout in `setup` mode) where the person enters a card"
@@ -136,8 +141,8 @@ export const teamBillingRoutes = [
       return { body: { data: await listUsage(db, params.team_id) } };
     },
   }),
-  ...methodRoutes("card", "payment-method"),
-  ...methodRoutes("bank_account", "bank-account"),
+  ...methodRoutes("card", "payment-method", "Card"),
+  ...methodRoutes("bank_account", "bank-account", "BankAccount"),
   defineRoute({
     method: "PATCH",
     path: "/v1/admin/billing-teams/{team_id}/invoicing",
