@@ -11,6 +11,11 @@
 import { billCap } from "./bills/operation-kinds/bill-cap";
 import { billCostUpdate } from "./bills/operation-kinds/bill-cost-update";
 import { billStart } from "./bills/operation-kinds/bill-start";
+import {
+  chargingProfileClear,
+  chargingProfileSet,
+  compositeScheduleRead,
+} from "./charging-profiles/operation-kinds";
 import { billTransactionHooks } from "./bills/transaction-hooks";
 import { registerTransactionHooks } from "./charger-reports/transaction-hooks";
 import { displayClear, displayPush } from "./displays/operation-kinds/display-push";
@@ -40,6 +45,9 @@ registerOperationKinds([
   stationConfigurationRead,
   stationConfigurationChange,
   stationTransactionStatus,
+  chargingProfileSet,
+  chargingProfileClear,
+  compositeScheduleRead,
 ]);
 
 // In this order: a session's hooks (external or sandbox) read what its bill's decided (whether it

@@ -8,6 +8,7 @@ import { meteredV1 } from "../metered-v1";
 import { apiKeyRoutes } from "./api-keys";
 import { billRoutes } from "./bills";
 import { chargerUrlRoutes } from "./charger-urls";
+import { chargingProfileRoutes } from "./charging-profiles";
 import { chargingSessionRoutes } from "./charging-sessions";
 import { displayImageRoute, displayRoutes } from "./displays";
 import { configurationRoutes } from "./configuration";
@@ -45,6 +46,7 @@ export const resourceRoutes = [
   ...displayRoutes,
   ...operationRoutes,
   ...configurationRoutes,
+  ...chargingProfileRoutes,
   ...faultRoutes,
   ...transactionRoutes,
   ...overviewRoutes,

@@ -1,0 +1,121 @@
+import { z } from "zod";
+import {
+  clearChargingProfiles,
+  listChargingProfiles,
+  readCompositeSchedule,
+  setChargingProfile,
+} from "../../charging-profiles/charging-profiles";
+import {
+  chargingProfileSchema,
+  clearProfilesBody,
+  compositeScheduleBody,
+  setProfileBody,
+} from "../../charging-profiles/profile-schema";
+import { operationSchema } from "../../operations/operation-schema";
+import { stationParams } from "../params";
+import { defineRoute } from "../route";
+import { COMMAND_WAIT_MS, awaitOutcome } from "./operations";
+
+const wait = `The answer waits up to ${COMMAND_WAIT_MS} ms for the charger; otherwise read the operation or watch \`operation.completed\`. A station with no live connection is \`rejected\` with \`station_offline\` at once.`;
+const base = "/v1/tenants/{tenant_id}/stations/{station_id}";
+
+export const chargingProfileRoutes = [
+  defineRoute({
+    method: "GET",
+    path: `${base}/charging-profiles`,
+    operationId: "listChargingProfiles",
+    summary: "The charging profiles the service set on a station",
+    description:
+      "Newest first, at most 200: by default those the service believes are or may be installed (`pending`, `installed`, `unknown`); `all=true` adds `rejected`, `replaced` and `cleared`. Each carries the charger's last answer (`charger_status`) and the operation that gave it. Profiles set by other systems are not listed (read the charger's composite schedule).",
+    tag: "Stations",
+    auth: "tenant",
+    scopes: ["stations:read"],
+    params: stationParams,
+    query: z.object({ all: z.enum(["true", "false"]).optional() }),
+    status: 200,
+    response: z.object({ data: z.array(chargingProfileSchema) }),
+    handler: async ({ params, query, db }) => ({
+      body: await listChargingProfiles({
+        db,
+        tenantId: params.tenant_id,
+        stationId: params.station_id,
+        all: query.all === "true",
+      }),
+    }),
+  }),
+  defineRoute({
+    method: "POST",
+    path: `${base}/charging-profiles`,
+    operationId: "setChargingProfile",
+    summary: "Set a charging profile on the charger",
+    description: `Answers 202 with the operation: OCPP 1.6 SetChargingProfile, OCPP 2.0.1 SetChargingProfile, from one shape (purposes in OCPP 1.6 names; \`ChargingStationMaxProfile\` is accepted). The profile is checked against what the protocol the station last spoke allows (422 \`validation_failed\`, \`details.fields\` naming each field in words: periods from 0 and rising, Recurring needs \`recurrency\` and \`schedule.start\`, ChargePointMaxProfile on the whole station, a TxProfile on a connector or EVSE (OCPP 2.x: with its running \`transaction_id\`), OCPP 1.6 limits in tenths). The profile is kept (GET …/charging-profiles) as \`pending\`, then \`installed\`, \`rejected\` or \`unknown\` with the charger's answer; an installed profile replaces the service's profiles of the same target, purpose and stack level. ${wait}`,
+    tag: "Commands",
+    auth: "tenant",
+    scopes: ["stations:control"],
+    params: stationParams,
+    body: setProfileBody,
+    idempotency: "required",
+    status: 202,
+    response: operationSchema,
+    handler: async ({ params, body, db, principal }) => ({
+      body: await setChargingProfile({
+        db,
+        tenantId: params.tenant_id,
+        stationId: params.station_id,
+        input: body,
+        principal,
+      }),
+    }),
+    afterCommit: awaitOutcome,
+  }),
+  defineRoute({
+    method: "POST",
+    path: `${base}/charging-profiles/clear`,
+    operationId: "clearChargingProfiles",
+    summary: "Clear charging profiles on the charger",
+    description: `Answers 202 with the operation: OCPP 1.6 ClearChargingProfile (\`id\`, or \`connectorId\`/\`chargingProfilePurpose\`/\`stackLevel\`), OCPP 2.0.1 ClearChargingProfile (\`chargingProfileId\`, or \`chargingProfileCriteria\`). The charger's \`Accepted\` and \`Unknown\` (it held no such profile) both succeed, and the service's matching profiles become \`cleared\`. ${wait}`,
+    tag: "Commands",
+    auth: "tenant",
+    scopes: ["stations:control"],
+    params: stationParams,
+    body: clearProfilesBody,
+    idempotency: "required",
+    status: 202,
+    response: operationSchema,
+    handler: async ({ params, body, db, principal }) => ({
+      body: await clearChargingProfiles({
+        db,
+        tenantId: params.tenant_id,
+        stationId: params.station_id,
+        input: body,
+        principal,
+      }),
+    }),
+    afterCommit: awaitOutcome,
+  }),
+  defineRoute({
+    method: "POST",
+    path: `${base}/composite-schedule`,
+    operationId: "readCompositeSchedule",
+    summary: "Read the charger's composite schedule",
+    description: `Answers 202 with the operation: OCPP 1.6 GetCompositeSchedule (\`connectorId\`; 0 for the station), OCPP 2.0.1 GetCompositeSchedule (\`evseId\`; 0 for the grid connection) for \`duration\` seconds from now. \`result.schedule\` is the charger's schedule in the neutral shape (\`start\`, \`duration\`, \`unit\`, \`periods\`), \`result.response\` its own answer; a \`Rejected\` answer rejects the operation. ${wait}`,
+    tag: "Commands",
+    auth: "tenant",
+    scopes: ["stations:control"],
+    params: stationParams,
+    body: compositeScheduleBody,
+    idempotency: "required",
+    status: 202,
+    response: operationSchema,
+    handler: async ({ params, body, db, principal }) => ({
+      body: await readCompositeSchedule({
+        db,
+        tenantId: params.tenant_id,
+        stationId: params.station_id,
+        input: body,
+        principal,
+      }),
+    }),
+    afterCommit: awaitOutcome,
+  }),
+];
