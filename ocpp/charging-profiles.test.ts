@@ -567,6 +567,97 @@ describe("charging profiles with OCPP 2.0.1", () => {
     }
   });
 
+  it("asks which profiles the charger holds (GetChargingProfiles) and records its ReportChargingProfiles until the last; 1.6 is refused", async () => {
+    const s = await setup("ocpp2.0.1", {
+      GetChargingProfiles: (p) =>
+        Promise.resolve({ status: p.evseId === 2 ? "NoProfiles" : "Accepted" }),
+    });
+    try {
+      const asked = await s.post("/charging-profiles/report", { purpose: "TxDefaultProfile" });
+      expect(asked.body).toMatchObject({
+        scope: "station.charging_profiles_report",
+        status: "succeeded",
+        result: { charger_status: "Accepted" },
+      });
+      const sent = s.calls("GetChargingProfiles")[0]!.params as { requestId: number };
+      expect(sent).toEqual({
+        requestId: expect.any(Number),
+        chargingProfile: { chargingProfilePurpose: "TxDefaultProfile" },
+      });
+      const listed = async () =>
+        (await call("GET", `${s.base}/charging-profiles`, { key: s.reader })).body.charger_report;
+      expect(await listed()).toMatchObject({
+        operation_id: asked.body.id,
+        state: "waiting",
+        profiles: [],
+      });
+      const profile = (id: number, limit: number) => ({
+        id,
+        stackLevel: 0,
+        chargingProfilePurpose: "TxDefaultProfile",
+        chargingProfileKind: "Relative",
+        chargingSchedule: [
+          { id, chargingRateUnit: "A", chargingSchedulePeriod: [{ startPeriod: 0, limit }] },
+        ],
+      });
+      await s.charger.call("ReportChargingProfiles", {
+        requestId: sent.requestId,
+        chargingLimitSource: "EMS",
+        evseId: 1,
+        tbc: true,
+        chargingProfile: [profile(501, 20)],
+      });
+      expect((await listed()).state).toBe("waiting");
+      // a report for another request is acknowledged, not kept
+      await s.charger.call("ReportChargingProfiles", {
+        requestId: sent.requestId + 1,
+        chargingLimitSource: "CSO",
+        evseId: 1,
+        chargingProfile: [profile(9, 1)],
+      });
+      await s.charger.call("ReportChargingProfiles", {
+        requestId: sent.requestId,
+        chargingLimitSource: "CSO",
+        evseId: 2,
+        chargingProfile: [profile(502, 16)],
+      });
+      expect(await listed()).toMatchObject({
+        state: "complete",
+        profiles: [
+          {
+            charging_profile_id: 501,
+            evse_number: 1,
+            source: "EMS",
+            purpose: "TxDefaultProfile",
+            schedules: [{ unit: "A", periods: [{ start: 0, limit: 20 }] }],
+          },
+          { charging_profile_id: 502, evse_number: 2, source: "CSO" },
+        ],
+      });
+
+      const none = await s.post("/charging-profiles/report", { evse_number: 2 });
+      expect(none.body).toMatchObject({
+        status: "succeeded",
+        result: { charger_status: "NoProfiles" },
+      });
+      expect(await listed()).toMatchObject({
+        operation_id: none.body.id,
+        state: "complete",
+        profiles: [],
+      });
+    } finally {
+      await s.close();
+    }
+    const v16 = await setup("ocpp1.6", {});
+    try {
+      const refused = await v16.post("/charging-profiles/report", {});
+      expect(refused.status).toBe(422);
+      expect(refused.body.error.message).toContain("OCPP 1.6");
+    } finally {
+      await v16.close();
+    }
+  });
+
   it("an offline station's profile is rejected at once (station_offline) and kept as rejected", async () => {
     const t = await aTenantWithKey();
     const station = await aStation(t.tenantId, t.key, { connector_count: 1 });

@@ -14,6 +14,7 @@ import { billStart } from "./bills/operation-kinds/bill-start";
 import {
   chargingProfileClear,
   chargingProfileSet,
+  chargingProfilesReport,
   compositeScheduleRead,
 } from "./charging-profiles/operation-kinds";
 import { billTransactionHooks } from "./bills/transaction-hooks";
@@ -48,6 +49,7 @@ registerOperationKinds([
   chargingProfileSet,
   chargingProfileClear,
   compositeScheduleRead,
+  chargingProfilesReport,
 ]);
 
 // In this order: a session's hooks (external or sandbox) read what its bill's decided (whether it

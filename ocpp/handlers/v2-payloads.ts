@@ -5,6 +5,8 @@
  * a handler sees it.
  */
 
+import type { ReportChargingProfilesPayload } from "../../server/charging-profiles/reported-profiles";
+
 export type SampledValue2 = {
   value: number;
   context?: string;
@@ -60,5 +62,5 @@ export type V2Payloads = {
   PublishFirmwareStatusNotification: unknown;
   ReservationStatusUpdate: unknown;
   ClearedChargingLimit: unknown;
-  ReportChargingProfiles: unknown;
+  ReportChargingProfiles: ReportChargingProfilesPayload;
 };

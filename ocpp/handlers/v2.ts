@@ -2,6 +2,7 @@ import type { ChargerContext } from "../../server/charging/connections";
 import type { DbTx } from "../../server/db";
 import { stationBooted, type BootReport } from "../../server/charger-reports/station-booted";
 import { statusReported, type StatusReport } from "../../server/charger-reports/status-reported";
+import { chargingProfilesReported } from "../../server/charging-profiles/reported-profiles";
 import { tokenPresented } from "../../server/charger-reports/token-presented";
 import { transactionEnded } from "../../server/charger-reports/transaction-ended";
 import { transactionUpdated } from "../../server/charger-reports/transaction-updated";
@@ -104,7 +105,10 @@ const handlers: HandlerTable<V2Payloads> = {
   PublishFirmwareStatusNotification: acknowledge,
   ReservationStatusUpdate: acknowledge,
   ClearedChargingLimit: acknowledge,
-  ReportChargingProfiles: acknowledge,
+  ReportChargingProfiles: async (tx, charger, p) => {
+    await chargingProfilesReported(tx, charger, p);
+    return {};
+  },
 };
 
 export const v2Handlers = byAction(handlers);

@@ -5,10 +5,14 @@ import { lockStation } from "../db/locks";
 import { fieldError, notFound } from "../errors";
 import type { ChargingProfile } from "../generated/prisma/client";
 import { newId } from "../lib/ids";
+import type { ChargingProfilesReport } from "./reported-profiles";
+import { randomInt } from "node:crypto";
 import { createOperation } from "../operations/create-operation";
 import {
   chargingProfileClear,
   chargingProfileSet,
+  chargingProfilesReport,
+  type ReportRequest,
   compositeScheduleRead,
   type ClearRequest,
   type CompositeRequest,
@@ -18,6 +22,7 @@ import {
   profileIssues,
   type ChargingProfileResource,
   type ClearProfilesInput,
+  type ReportProfilesInput,
   type CompositeScheduleInput,
   type Issue,
   type NeutralProfile,
@@ -342,7 +347,11 @@ export async function listChargingProfiles({
   stationId: number;
   all?: boolean;
 }) {
-  await stationFor(db, tenantId, stationId);
+  const station = await db.station.findFirst({
+    where: { id: stationId, tenantId },
+    select: { chargingProfilesReport: true },
+  });
+  if (!station) throw notFound("station");
   const rows = await db.chargingProfile.findMany({
     where: {
       tenantId,
@@ -352,5 +361,72 @@ export async function listChargingProfiles({
     orderBy: [{ updatedAt: "desc" }, { id: "desc" }],
     take: 200,
   });
-  return { data: rows.map(presentChargingProfile) };
+  return {
+    data: rows.map(presentChargingProfile),
+    charger_report: (station.chargingProfilesReport ?? null) as ChargingProfilesReport,
+  };
+}
+
+/**
+ * Asks an OCPP 2.x charger for the profiles it holds, as a `station.charging_profiles_report`
+ * operation; the station's `charging_profiles_report` is opened for its request ID (`waiting`)
+ * in the same transaction, so a report the charger sends at once always finds it. 422 for a
+ * station that speaks OCPP 1.6 (no such call).
+ */
+export async function reportChargingProfiles({
+  db,
+  tenantId,
+  stationId,
+  input,
+  principal,
+}: {
+  db: DbTx;
+  tenantId: number;
+  stationId: number;
+  input: ReportProfilesInput;
+  principal: TenantPrincipal;
+}) {
+  const station = await stationFor(db, tenantId, stationId);
+  if (station.protocol === "ocpp1.6")
+    throw invalid([
+      {
+        field: "station_id",
+        message:
+          "speaks OCPP 1.6, which has no GetChargingProfiles: read the composite schedule instead",
+      },
+    ]);
+  const request: ReportRequest = {
+    request_id: randomInt(1, 2 ** 31 - 1),
+    ...(input.evse_number !== undefined ? { evse_number: input.evse_number } : {}),
+    ...(input.purpose ? { purpose: input.purpose } : {}),
+    ...(input.stack_level !== undefined ? { stack_level: input.stack_level } : {}),
+  };
+  await lockStation(db, stationId);
+  const operation = await createOperation({
+    db,
+    tenantId,
+    stationId,
+    apiKeyId: principal.actorId,
+    scope: chargingProfilesReport.scope,
+    action: "get_charging_profiles",
+    request,
+    gatewayId: await owningGateway(db, stationId),
+  });
+  const report: NonNullable<ChargingProfilesReport> = {
+    operation_id: operation.id,
+    request_id: request.request_id,
+    requested_at: operation.created_at,
+    state:
+      operation.status === "dispatching"
+        ? "waiting"
+        : operation.status === "succeeded"
+          ? "complete"
+          : operation.status,
+    profiles: [],
+  };
+  await db.station.update({
+    where: { id: stationId },
+    data: { chargingProfilesReport: report },
+  });
+  return operation;
 }

@@ -284,3 +284,67 @@ export const compositeScheduleRead: OperationKind = {
     };
   },
 };
+
+/** What a report operation keeps: the request ID the charger's reports will carry. */
+export type ReportRequest = {
+  request_id: number;
+  evse_number?: number;
+  purpose?: Purpose;
+  stack_level?: number;
+};
+
+/**
+ * Asks an OCPP 2.x charger which profiles it holds (every source's, not only the service's):
+ * GetChargingProfiles with a `requestId`. `Accepted` (reports follow) and `NoProfiles` both
+ * succeed. The reports (ReportChargingProfiles, `tbc` until the last) are recorded by the
+ * gateway's handler (`./reported-profiles.ts`) on the station's `charging_profiles_report`, which
+ * the service opened for this request ID; `NoProfiles` completes it empty. OCPP 1.6 has no such
+ * call: refused.
+ */
+export const chargingProfilesReport: OperationKind = {
+  scope: "station.charging_profiles_report",
+  carriesSecret: false,
+  build({ operation, station }) {
+    const request = operation.request as unknown as ReportRequest;
+    if (station.protocol === "ocpp1.6")
+      return Promise.resolve(
+        refuse(
+          "protocol_unsupported",
+          "OCPP 1.6 has no GetChargingProfiles: read the composite schedule instead.",
+        ),
+      );
+    return Promise.resolve({
+      action: "GetChargingProfiles",
+      payload: {
+        requestId: request.request_id,
+        ...(request.evse_number !== undefined ? { evseId: request.evse_number } : {}),
+        chargingProfile: {
+          ...(request.purpose ? { chargingProfilePurpose: v2Purpose(request.purpose) } : {}),
+          ...(request.stack_level !== undefined ? { stackLevel: request.stack_level } : {}),
+        },
+      },
+    });
+  },
+  interpret(answer) {
+    return withReason(
+      byChargerStatus(
+        (answer as { status?: unknown }).status,
+        answer,
+        new Set(["Accepted", "NoProfiles"]),
+      ),
+      answer,
+    );
+  },
+  async onSettled(tx, operation, outcome) {
+    if (!operation.stationId) return;
+    const noProfiles = outcome.result.charger_status === "NoProfiles";
+    const state = outcome.status !== "succeeded" ? outcome.status : noProfiles ? "complete" : null;
+    if (!state) return;
+    await tx.$executeRaw`
+      UPDATE stations
+      SET charging_profiles_report = charging_profiles_report || jsonb_build_object('state', ${state}::text)
+      WHERE id = ${operation.stationId}
+        AND charging_profiles_report->>'operation_id' = ${operation.id}
+        AND charging_profiles_report->>'state' = 'waiting'`;
+  },
+};

@@ -124,6 +124,16 @@ export const clearProfilesBody = z
   );
 export type ClearProfilesInput = z.infer<typeof clearProfilesBody>;
 
+export const reportProfilesBody = z.strictObject({
+  evse_number: int32
+    .min(0)
+    .optional()
+    .describe("only this EVSE's profiles (0: the station's own); absent: every profile"),
+  purpose: purposeInput.optional(),
+  stack_level: int32.min(0).optional(),
+});
+export type ReportProfilesInput = z.infer<typeof reportProfilesBody>;
+
 export const compositeScheduleBody = z.strictObject({
   ...targetFields,
   duration: int32

@@ -3,14 +3,17 @@ import {
   clearChargingProfiles,
   listChargingProfiles,
   readCompositeSchedule,
+  reportChargingProfiles,
   setChargingProfile,
 } from "../../charging-profiles/charging-profiles";
 import {
   chargingProfileSchema,
   clearProfilesBody,
   compositeScheduleBody,
+  reportProfilesBody,
   setProfileBody,
 } from "../../charging-profiles/profile-schema";
+import { chargingProfilesReportSchema } from "../../charging-profiles/reported-profiles";
 import { operationSchema } from "../../operations/operation-schema";
 import { stationParams } from "../params";
 import { defineRoute } from "../route";
@@ -26,14 +29,17 @@ export const chargingProfileRoutes = [
     operationId: "listChargingProfiles",
     summary: "The charging profiles the service set on a station",
     description:
-      "Newest first, at most 200: by default those the service believes are or may be installed (`pending`, `installed`, `unknown`); `all=true` adds `rejected`, `replaced` and `cleared`. Each carries the charger's last answer (`charger_status`) and the operation that gave it. Profiles set by other systems are not listed (read the charger's composite schedule).",
+      "Newest first, at most 200: by default those the service believes are or may be installed (`pending`, `installed`, `unknown`); `all=true` adds `rejected`, `replaced` and `cleared`. Each carries the charger's last answer (`charger_status`) and the operation that gave it. Profiles set by other systems are not among them: `charger_report` is the charger's own answer to the last POST …/charging-profiles/report (OCPP 2.x), every source's profiles.",
     tag: "Stations",
     auth: "tenant",
     scopes: ["stations:read"],
     params: stationParams,
     query: z.object({ all: z.enum(["true", "false"]).optional() }),
     status: 200,
-    response: z.object({ data: z.array(chargingProfileSchema) }),
+    response: z.object({
+      data: z.array(chargingProfileSchema),
+      charger_report: chargingProfilesReportSchema,
+    }),
     handler: async ({ params, query, db }) => ({
       body: await listChargingProfiles({
         db,
@@ -84,6 +90,31 @@ export const chargingProfileRoutes = [
     response: operationSchema,
     handler: async ({ params, body, db, principal }) => ({
       body: await clearChargingProfiles({
+        db,
+        tenantId: params.tenant_id,
+        stationId: params.station_id,
+        input: body,
+        principal,
+      }),
+    }),
+    afterCommit: awaitOutcome,
+  }),
+  defineRoute({
+    method: "POST",
+    path: `${base}/charging-profiles/report`,
+    operationId: "reportChargingProfiles",
+    summary: "Ask the charger which profiles it holds (OCPP 2.x)",
+    description: `Answers 202 with the operation: OCPP 2.0.1 GetChargingProfiles (optionally for one \`evse_number\`, \`purpose\`, \`stack_level\`). \`Accepted\` and \`NoProfiles\` succeed; the charger's ReportChargingProfiles messages then fill the station's \`charger_report\` (GET …/charging-profiles), \`waiting\` until the last. OCPP 1.6 has no such call (422). ${wait}`,
+    tag: "Commands",
+    auth: "tenant",
+    scopes: ["stations:control"],
+    params: stationParams,
+    body: reportProfilesBody,
+    idempotency: "required",
+    status: 202,
+    response: operationSchema,
+    handler: async ({ params, body, db, principal }) => ({
+      body: await reportChargingProfiles({
         db,
         tenantId: params.tenant_id,
         stationId: params.station_id,

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "stations" ADD COLUMN     "charging_profiles_report" JSONB;
