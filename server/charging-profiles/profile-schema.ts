@@ -4,7 +4,7 @@ import { z } from "zod";
  * The protocol-neutral charging profile (README.md): one shape for OCPP 1.6 and 2.x, with the
  * 1.6 purpose names. The 2.x names are accepted and mapped (`ChargingStationMaxProfile` is
  * `ChargePointMaxProfile`); `ChargingStationExternalConstraints` is set by an energy manager
- * beside the charger, never by the service (OCPP 2.0.1 K01.FR.22), so it is refused.
+ * beside the charger, never by the service, so it is refused.
  */
 export const PURPOSES = ["ChargePointMaxProfile", "TxDefaultProfile", "TxProfile"] as const;
 export type Purpose = (typeof PURPOSES)[number];
@@ -244,7 +244,7 @@ export function profileIssues(p: NeutralProfile, protocol: string | null): Issue
       add("transaction_id", "is not an OCPP 1.6 transaction of this station (not an integer)");
   } else if (protocol) {
     if (p.purpose === "TxProfile" && !p.transaction)
-      add("transaction_id", "is required for a TxProfile in OCPP 2.x (K01.FR.03)");
+      add("transaction_id", "is required for a TxProfile in OCPP 2.x");
     if (p.transaction && p.transaction.reference.length > 36)
       add("transaction_id", "names a transaction whose identifier is longer than OCPP 2.x allows");
   }
