@@ -44,7 +44,7 @@ export const scheduleSchema = z.strictObject({
   unit: z.enum(["A", "W"]).describe("chargingRateUnit"),
   start: dateTime.optional().describe("startSchedule; required for Recurring, absent for Relative"),
   duration: int32.min(1).optional().describe("seconds; absent: the last period lasts"),
-  min_rate: z.number().min(0).optional().describe("minChargingRate, in `unit`"),
+  min_rate: z.number().min(0).max(1_000_000).optional().describe("minChargingRate, in `unit`"),
   periods: z.array(periodSchema).min(1).max(1024).describe("chargingSchedulePeriod"),
 });
 
@@ -86,10 +86,8 @@ export const setProfileBody = z.strictObject({
   recurrency: z.enum(["Daily", "Weekly"]).optional().describe("recurrencyKind, for Recurring"),
   valid_from: dateTime.optional(),
   valid_to: dateTime.optional(),
-  transaction_id: z
-    .number()
-    .int()
-    .positive()
+  transaction_id: int32
+    .min(1)
     .optional()
     .describe("a TxProfile's running transaction (the API's transaction ID) on the target"),
   schedule: scheduleSchema,
