@@ -13,6 +13,8 @@ import { billCostUpdate } from "./bills/operation-kinds/bill-cost-update";
 import { billStart } from "./bills/operation-kinds/bill-start";
 import { billTransactionHooks } from "./bills/transaction-hooks";
 import { registerTransactionHooks } from "./charger-reports/transaction-hooks";
+import { diagnosticsUpload } from "./device-jobs/operation-kinds/diagnostics-upload";
+import { firmwareUpdate } from "./device-jobs/operation-kinds/firmware-update";
 import { displayClear, displayPush } from "./displays/operation-kinds/display-push";
 import { registerOperationKinds } from "./operations/kinds";
 import { stationCommand } from "./operations/kinds/station-command";
@@ -40,6 +42,8 @@ registerOperationKinds([
   stationConfigurationRead,
   stationConfigurationChange,
   stationTransactionStatus,
+  firmwareUpdate,
+  diagnosticsUpload,
 ]);
 
 // In this order: a session's hooks (external or sandbox) read what its bill's decided (whether it

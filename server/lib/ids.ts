@@ -35,7 +35,9 @@ export function newId(
     | "dsp"
     | "tbc"
     | "dom"
-    | "dor",
+    | "dor"
+    | "dj"
+    | "djb",
 ): string {
   const time = Date.now().toString(36).padStart(9, "0");
   return `${prefix}_${time}${randomBase62(14)}`;

@@ -11,6 +11,7 @@ import { chargerUrlRoutes } from "./charger-urls";
 import { chargingSessionRoutes } from "./charging-sessions";
 import { displayImageRoute, displayRoutes } from "./displays";
 import { configurationRoutes } from "./configuration";
+import { deviceJobRoutes } from "./device-jobs";
 import { eventRoutes } from "./events";
 import { faultRoutes } from "./faults";
 import { inviteRoutes } from "./invites";
@@ -45,6 +46,7 @@ export const resourceRoutes = [
   ...displayRoutes,
   ...operationRoutes,
   ...configurationRoutes,
+  ...deviceJobRoutes,
   ...faultRoutes,
   ...transactionRoutes,
   ...overviewRoutes,
