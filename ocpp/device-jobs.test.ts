@@ -326,7 +326,7 @@ describe("diagnostics", () => {
 describe("batches", () => {
   it("a firmware update for several stations at once, with its progress", async () => {
     const t = await aTenantWithKey();
-    const chargers = [];
+    const chargers: Awaited<ReturnType<typeof aCharger>>[] = [];
     for (const protocol of ["ocpp1.6", "ocpp2.0.1", "ocpp1.6"] as const)
       chargers.push(
         await aCharger(t, protocol, {

@@ -9,7 +9,6 @@ import { transactionUpdated } from "../../server/charger-reports/transaction-upd
 import { deviceStatusReported } from "../../server/device-jobs/record-status";
 import type { V16Payloads } from "./v16-payloads";
 import {
-  acknowledge,
   bootAccepted,
   byAction,
   reportsInBatches,

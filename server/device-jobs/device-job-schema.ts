@@ -169,7 +169,7 @@ export function readState(
   );
   return now.getTime() - since > SILENCE_MS
     ? "unknown"
-    : (job.state as "scheduled" | "in_progress");
+    : (job.state);
 }
 
 export function presentDeviceJob(

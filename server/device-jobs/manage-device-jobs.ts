@@ -3,7 +3,6 @@ import type { TenantPrincipal } from "../access/caller";
 import { owningGateway } from "../charging/gateways";
 import type { DbTx } from "../db";
 import { DomainError, fieldError, notFound } from "../errors";
-import type { Prisma } from "../generated/prisma/client";
 import { newId } from "../lib/ids";
 import { createOperation } from "../operations/create-operation";
 import {
@@ -76,7 +75,7 @@ async function createJob(
         batchId: o.batchId,
         operationId: "",
         requestId,
-        request: request as Prisma.InputJsonObject,
+        request: request,
         state: "scheduled",
       },
     });
@@ -103,7 +102,7 @@ async function createJob(
       batchId: o.batchId,
       operationId: "",
       requestId,
-      request: o.job.input as Prisma.InputJsonObject,
+      request: o.job.input,
       state: "scheduled",
       uploadTokenHash: hash,
     },

@@ -113,39 +113,6 @@ export const deviceJobRoutes = [
     }),
   }),
   defineRoute({
-    method: "GET",
-    path: "/v1/tenants/{tenant_id}/stations/{station_id}/diagnostics/{job_id}/file",
-    operationId: "downloadDiagnosticsFile",
-    summary: "Download an uploaded diagnostics file",
-    description:
-      "The bytes the charger uploaded, as `application/octet-stream` with `Content-Disposition: attachment` and `Digest` (SHA-256). 404 `not_found` before the upload.",
-    tag,
-    auth: "tenant",
-    scopes: ["stations:control"],
-    params: stationParams.extend({ job_id: jobId }),
-    status: 200,
-    produces: "application/octet-stream",
-    response: z.custom<Uint8Array>((value) => value instanceof Uint8Array),
-    handler: async ({ params, db }) => {
-      const file = await readDiagnosticsFile(
-        db,
-        params.tenant_id,
-        params.station_id,
-        params.job_id,
-      );
-      const name = (file.fileName ?? `${params.job_id}.bin`).replace(/[^A-Za-z0-9._-]/g, "_");
-      return {
-        body: new Uint8Array(file.file!),
-        headers: {
-          "Content-Type": "application/octet-stream",
-          "Content-Disposition": `attachment; filename="${name}"`,
-          Digest: `sha-256=${Buffer.from(file.fileSha256!, "hex").toString("base64")}`,
-          "Cache-Control": "private, no-store",
-        },
-      };
-    },
-  }),
-  defineRoute({
     method: "POST",
     path: "/v1/tenants/{tenant_id}/device-batches",
     operationId: "createDeviceBatch",
@@ -192,3 +159,36 @@ export const deviceJobRoutes = [
     }),
   }),
 ];
+
+/**
+ * The uploaded diagnostics file. Not a console procedure (its answer is not JSON): the console
+ * links to it through its own session-authenticated download (app/console/.../diagnostics).
+ */
+export const diagnosticsFileRoute = defineRoute({
+  method: "GET",
+  path: "/v1/tenants/{tenant_id}/stations/{station_id}/diagnostics/{job_id}/file",
+  operationId: "downloadDiagnosticsFile",
+  summary: "Download an uploaded diagnostics file",
+  description:
+    "The bytes the charger uploaded, as `application/octet-stream` with `Content-Disposition: attachment` and `Digest` (SHA-256). 404 `not_found` before the upload.",
+  tag,
+  auth: "tenant",
+  scopes: ["stations:control"],
+  params: stationParams.extend({ job_id: jobId }),
+  status: 200,
+  produces: "application/octet-stream",
+  response: z.custom<Uint8Array>((value) => value instanceof Uint8Array),
+  handler: async ({ params, db }) => {
+    const file = await readDiagnosticsFile(db, params.tenant_id, params.station_id, params.job_id);
+    const name = (file.fileName ?? `${params.job_id}.bin`).replace(/[^A-Za-z0-9._-]/g, "_");
+    return {
+      body: new Uint8Array(file.file!),
+      headers: {
+        "Content-Type": "application/octet-stream",
+        "Content-Disposition": `attachment; filename="${name}"`,
+        Digest: `sha-256=${Buffer.from(file.fileSha256!, "hex").toString("base64")}`,
+        "Cache-Control": "private, no-store",
+      },
+    };
+  },
+});

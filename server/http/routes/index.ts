@@ -11,7 +11,7 @@ import { chargerUrlRoutes } from "./charger-urls";
 import { chargingSessionRoutes } from "./charging-sessions";
 import { displayImageRoute, displayRoutes } from "./displays";
 import { configurationRoutes } from "./configuration";
-import { deviceJobRoutes } from "./device-jobs";
+import { deviceJobRoutes, diagnosticsFileRoute } from "./device-jobs";
 import { eventRoutes } from "./events";
 import { faultRoutes } from "./faults";
 import { inviteRoutes } from "./invites";
@@ -70,6 +70,11 @@ export const resourceRoutes = [
 ];
 export type ResourceRoute = (typeof resourceRoutes)[number];
 
-allRoutes.push(...metaRoutes(() => allRoutes, openApi), ...resourceRoutes, displayImageRoute);
+allRoutes.push(
+  ...metaRoutes(() => allRoutes, openApi),
+  ...resourceRoutes,
+  displayImageRoute,
+  diagnosticsFileRoute,
+);
 
 export const handleV1 = meteredV1(createRouter(allRoutes));
