@@ -167,9 +167,7 @@ export function readState(
     (job.lastStatusAt ?? job.createdAt).getTime(),
     request.retrieve_at ? new Date(request.retrieve_at).getTime() : 0,
   );
-  return now.getTime() - since > SILENCE_MS
-    ? "unknown"
-    : (job.state);
+  return now.getTime() - since > SILENCE_MS ? "unknown" : job.state;
 }
 
 export function presentDeviceJob(
