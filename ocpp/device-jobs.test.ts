@@ -379,3 +379,66 @@ describe("batches", () => {
     expect(foreign.status).toBe(404);
   });
 });
+
+describe("edges", () => {
+  it("an offline station's job is rejected at once and nothing is sent", async () => {
+    const t = await aTenantWithKey();
+    const station = await aStationWithPassword(t, PASSWORD);
+    const base = `/v1/tenants/${t.tenantId}/stations/${station.id}`;
+    const res = await call("POST", `${base}/diagnostics`, {
+      key: t.key,
+      body: {},
+      idempotencyKey: idem(),
+    });
+    expect(res.status).toBe(202);
+    expect(res.body.status).toBe("rejected");
+    expect(res.body.result.error.code).toBe("station_offline");
+    const [job] = (await call("GET", `${base}/diagnostics`, { key: t.key })).body.data;
+    expect(job.state).toBe("rejected");
+    expect(statuses(job)).toEqual(["Rejected"]);
+    // the upload URL was sealed with the operation and dropped when it was final
+    const op = await db().operation.findUniqueOrThrow({ where: { id: res.body.id } });
+    expect(op.secret).toBeNull();
+  });
+
+  it("a 1.6 status goes to the station's open job, not a newer rejected one; an upload over the limit is refused without storing", async () => {
+    let refuse = false;
+    const s = await setup("ocpp1.6", {
+      GetDiagnostics: () => {
+        if (refuse) throw new Error("busy");
+        return { fileName: "big.bin" };
+      },
+    });
+    const first = await call("POST", `${s.base}/diagnostics`, {
+      key: s.key,
+      body: {},
+      idempotencyKey: idem(),
+    });
+    expect(first.body.status).toBe("succeeded");
+    const location: string = s.received[0]![1].location;
+    // a newer request the charger refuses (CALLERROR) does not take the first one's statuses
+    refuse = true;
+    const second = await call("POST", `${s.base}/diagnostics`, {
+      key: s.key,
+      body: {},
+      idempotencyKey: idem(),
+    });
+    expect(second.body.status).toBe("rejected");
+    await s.charger.call("DiagnosticsStatusNotification", { status: "Uploading" });
+    const [newer, older] = await s.jobs("diagnostics");
+    expect(newer.id).toBe(second.body.request.device_job_id);
+    expect(newer.state).toBe("rejected");
+    expect(newer.last_status).toBeNull();
+    expect(older.id).toBe(first.body.request.device_job_id);
+    expect(older.state).toBe("in_progress");
+    expect(older.last_status).toBe("Uploading");
+
+    const tooBig = Buffer.alloc(20 * 1024 * 1024 + 70 * 1024, 1);
+    const refused = await fetch(location, { method: "PUT", body: tooBig }).catch(() => null);
+    // the gateway answers 413 and stops reading (the client may see the socket closed instead)
+    if (refused) expect(refused.status).toBe(413);
+    const stored = await db().deviceJob.findUniqueOrThrow({ where: { id: older.id } });
+    expect(stored.file).toBeNull();
+    expect(stored.fileSize).toBeNull();
+  });
+});

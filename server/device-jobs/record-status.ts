@@ -79,7 +79,7 @@ export async function jobSettled(tx: DbTx, operation: Operation, outcome: Outcom
 /**
  * A FirmwareStatusNotification, DiagnosticsStatusNotification or LogStatusNotification: kept in the
  * history of the job it is about (2.x: the one with its requestId; 1.6, or 2.x without one: the
- * station's newest job of that kind), the job's state moved on, and `station.firmware_status_changed`
+ * station's newest open job of that kind, else its newest), the job's state moved on, and `station.firmware_status_changed`
  * / `station.diagnostics_status_changed` appended, in the charger's order (the station row is
  * locked first, as every station write). `Idle` with no job open is kept as an event only.
  */
@@ -89,15 +89,22 @@ export async function deviceStatusReported(
   report: { kind: Kind; status: string; requestId?: number | undefined },
 ) {
   await lockStation(tx, charger.stationId);
-  const job = await tx.deviceJob.findFirst({
-    where: {
-      stationId: charger.stationId,
-      kind: report.kind,
-      ...(report.requestId !== undefined && { requestId: report.requestId }),
-    },
-    orderBy: { createdAt: "desc" },
-    omit: { file: true },
-  });
+  const where = {
+    stationId: charger.stationId,
+    kind: report.kind,
+    ...(report.requestId !== undefined && { requestId: report.requestId }),
+  };
+  const newest = (extra: Prisma.DeviceJobWhereInput = {}) =>
+    tx.deviceJob.findFirst({
+      where: { ...where, ...extra },
+      orderBy: { createdAt: "desc" },
+      omit: { file: true },
+    });
+  // without a requestId: the newest job still open, else the newest (an Idle after the end)
+  const job =
+    report.requestId === undefined
+      ? ((await newest({ state: { in: ["scheduled", "in_progress"] } })) ?? (await newest()))
+      : await newest();
   const now = new Date();
   const states = report.kind === "firmware" ? FIRMWARE_STATES : DIAGNOSTICS_STATES;
   let state = job?.state ?? null;
