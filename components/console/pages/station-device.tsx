@@ -150,7 +150,17 @@ function Firmware({ tenantId, station }: { tenantId: number; station: Station })
             <Table head={["Asked", "Firmware", "State", "Statuses"]}>
               {list.data.map((job) => (
                 <tr key={job.id} data-testid="firmware-row">
-                  <td className={td}>{when(job.created_at)}</td>
+                  <td className={td}>
+                    {when(job.created_at)}
+                    {job.batch_id ? (
+                      <Link
+                        className="ml-1 text-xs underline"
+                        href={`/console/t/${tenantId}/device-batches/${job.batch_id}`}
+                      >
+                        batch
+                      </Link>
+                    ) : null}
+                  </td>
                   <td className={`${td} break-all`}>
                     {typeof job.request.location === "string" ? job.request.location : ""}
                   </td>
