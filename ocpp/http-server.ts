@@ -7,13 +7,15 @@ import { answerHttpChallenge } from "../server/ocpp-domains/http-challenge";
 import type { DomainCertificates } from "./domain-certificates";
 import type { Gateway } from "./gateway";
 import { countConnections } from "../server/metrics/registry";
+import { answerUpload } from "./uploads";
 
 export type TlsFiles = { certPath: string; keyPath: string };
 
 /**
  * The gateway's listener: websocket upgrades at /ocpp/<station name>, `GET /health`, `GET /metrics`
  * (Prometheus, behind METRICS_TOKEN: server/http/metrics-endpoint.ts), ACME HTTP-01 answers for
- * custom OCPP domains (`/.well-known/acme-challenge/…`, server/ocpp-domains/), and a JSON 404 for anything else. With a certificate and key it serves TLS (wss://, OCPP security
+ * custom OCPP domains (`/.well-known/acme-challenge/…`, server/ocpp-domains/), chargers'
+ * diagnostics uploads (`PUT|POST /uploads/<token>`, `./uploads.ts`), and a JSON 404 for anything else. With a certificate and key it serves TLS (wss://, OCPP security
  * profile 2: TLS plus HTTP Basic); without, plain ws:// (profile 1, behind a TLS proxy in production).
  */
 export function createOcppServer({
@@ -99,6 +101,7 @@ function ocppRequests(gateway: Gateway, db: Db): http.RequestListener {
       return;
     }
     if (answerHttpChallenge(db, req, res)) return;
+    if (answerUpload(db, req, res)) return;
     res.writeHead(404, { "content-type": "application/json" });
     res.end(
       JSON.stringify({

@@ -19,6 +19,8 @@ import {
 } from "./charging-profiles/operation-kinds";
 import { billTransactionHooks } from "./bills/transaction-hooks";
 import { registerTransactionHooks } from "./charger-reports/transaction-hooks";
+import { diagnosticsUpload } from "./device-jobs/operation-kinds/diagnostics-upload";
+import { firmwareUpdate } from "./device-jobs/operation-kinds/firmware-update";
 import { displayClear, displayPush } from "./displays/operation-kinds/display-push";
 import { registerOperationKinds } from "./operations/kinds";
 import { stationCommand } from "./operations/kinds/station-command";
@@ -50,6 +52,8 @@ registerOperationKinds([
   chargingProfileClear,
   compositeScheduleRead,
   chargingProfilesReport,
+  firmwareUpdate,
+  diagnosticsUpload,
 ]);
 
 // In this order: a session's hooks (external or sandbox) read what its bill's decided (whether it

@@ -10,6 +10,7 @@ import { createGateway, type GatewayOptions } from "../ocpp/gateway";
 import { startDomainCertificates } from "../ocpp/domain-certificates";
 import { createDomainTlsServer, createOcppServer, type TlsFiles } from "../ocpp/http-server";
 import { strictModeValidators } from "../ocpp/protocol/validators";
+import { setUploadBaseUrl } from "../server/device-jobs/upload-url";
 import { startSandboxHost, type SandboxHostOptions } from "../ocpp/sandbox/host";
 
 /**
@@ -65,6 +66,8 @@ export async function startTestGateway(
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const port = (server.address() as AddressInfo).port;
+  // chargers upload diagnostics to this gateway's listener (server/device-jobs/upload-url.ts)
+  setUploadBaseUrl(`${options.tls ? "https" : "http"}://127.0.0.1:${port}`);
   const domainServer = certificates
     ? createDomainTlsServer({
         gateway,

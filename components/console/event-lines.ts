@@ -133,6 +133,14 @@ export function describeEvent(
         text: `configuration changed: ${list || "no keys"}${d.reboot_required === true ? ", reboot required" : ""}`,
       };
     }
+    case "station.firmware_status_changed":
+      return { text: `firmware: ${str(d.status) ?? "?"}${d.state ? ` (${str(d.state)})` : ""}` };
+    case "station.diagnostics_status_changed":
+      return { text: `diagnostics: ${str(d.status) ?? "?"}${d.state ? ` (${str(d.state)})` : ""}` };
+    case "station.diagnostics_uploaded":
+      return {
+        text: `diagnostics file uploaded (${typeof d.size === "number" ? d.size : "?"} bytes)`,
+      };
     case "display.delivery_changed": {
       const display = rec(d.display);
       const evse = int(display.evse_number);

@@ -45,6 +45,6 @@ export type V16Payloads = {
   };
   MeterValues: { connectorId: number; transactionId?: number; meterValue: MeterValue16[] };
   DataTransfer: unknown;
-  DiagnosticsStatusNotification: unknown;
-  FirmwareStatusNotification: unknown;
+  DiagnosticsStatusNotification: { status: string };
+  FirmwareStatusNotification: { status: string };
 };

@@ -6,9 +6,9 @@ import { tokenPresented } from "../../server/charger-reports/token-presented";
 import { transactionEnded } from "../../server/charger-reports/transaction-ended";
 import { transactionStarted } from "../../server/charger-reports/transaction-started";
 import { transactionUpdated } from "../../server/charger-reports/transaction-updated";
+import { deviceStatusReported } from "../../server/device-jobs/record-status";
 import type { V16Payloads } from "./v16-payloads";
 import {
-  acknowledge,
   bootAccepted,
   byAction,
   reportsInBatches,
@@ -85,8 +85,14 @@ const handlers: HandlerTable<V16Payloads> = {
     return {};
   },
   DataTransfer: unknownVendor,
-  DiagnosticsStatusNotification: acknowledge,
-  FirmwareStatusNotification: acknowledge,
+  DiagnosticsStatusNotification: async (tx, charger, p) => {
+    await deviceStatusReported(tx, charger, { kind: "diagnostics", status: p.status });
+    return {};
+  },
+  FirmwareStatusNotification: async (tx, charger, p) => {
+    await deviceStatusReported(tx, charger, { kind: "firmware", status: p.status });
+    return {};
+  },
 };
 
 export const v16Handlers = byAction(handlers);

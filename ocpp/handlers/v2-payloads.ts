@@ -57,8 +57,8 @@ export type V2Payloads = {
   NotifyEVChargingNeeds: unknown;
   NotifyEVChargingSchedule: unknown;
   SecurityEventNotification: unknown;
-  FirmwareStatusNotification: unknown;
-  LogStatusNotification: unknown;
+  FirmwareStatusNotification: { status: string; requestId?: number };
+  LogStatusNotification: { status: string; requestId?: number };
   PublishFirmwareStatusNotification: unknown;
   ReservationStatusUpdate: unknown;
   ClearedChargingLimit: unknown;

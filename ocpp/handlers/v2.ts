@@ -6,6 +6,7 @@ import { chargingProfilesReported } from "../../server/charging-profiles/reporte
 import { tokenPresented } from "../../server/charger-reports/token-presented";
 import { transactionEnded } from "../../server/charger-reports/transaction-ended";
 import { transactionUpdated } from "../../server/charger-reports/transaction-updated";
+import { deviceStatusReported } from "../../server/device-jobs/record-status";
 import type { IdToken2, V2Payloads } from "./v2-payloads";
 import {
   acceptedReply,
@@ -100,8 +101,22 @@ const handlers: HandlerTable<V2Payloads> = {
   NotifyEVChargingNeeds: acceptedReply,
   NotifyEVChargingSchedule: acceptedReply,
   SecurityEventNotification: acknowledge,
-  FirmwareStatusNotification: acknowledge,
-  LogStatusNotification: acknowledge,
+  FirmwareStatusNotification: async (tx, charger, p) => {
+    await deviceStatusReported(tx, charger, {
+      kind: "firmware",
+      status: p.status,
+      requestId: p.requestId,
+    });
+    return {};
+  },
+  LogStatusNotification: async (tx, charger, p) => {
+    await deviceStatusReported(tx, charger, {
+      kind: "diagnostics",
+      status: p.status,
+      requestId: p.requestId,
+    });
+    return {};
+  },
   PublishFirmwareStatusNotification: acknowledge,
   ReservationStatusUpdate: acknowledge,
   ClearedChargingLimit: acknowledge,

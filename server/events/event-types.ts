@@ -35,6 +35,12 @@ export const EVENT_TYPES = {
   "meter.sampled": "stations:read",
   "station.credentials_changed": "stations:read",
   "station.configuration_changed": "stations:read",
+  /** a FirmwareStatusNotification (data: station_id, job_id, status, state, request_id) */
+  "station.firmware_status_changed": "stations:read",
+  /** a DiagnosticsStatusNotification / LogStatusNotification (as the firmware one) */
+  "station.diagnostics_status_changed": "stations:read",
+  /** a charger uploaded its diagnostics file (data: station_id, job_id, size, sha256, file_name) */
+  "station.diagnostics_uploaded": "stations:read",
   /** a key's per-minute limit was changed (PUT /v1/admin/api-keys/{key_id}/rate-limit) */
   "api_key.rate_limit_changed": "stations:read",
 } as const;

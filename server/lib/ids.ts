@@ -36,7 +36,9 @@ export function newId(
     | "tbc"
     | "dom"
     | "dor"
-    | "cpr",
+    | "cpr"
+    | "dj"
+    | "djb",
 ): string {
   const time = Date.now().toString(36).padStart(9, "0");
   return `${prefix}_${time}${randomBase62(14)}`;

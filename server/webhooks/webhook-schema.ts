@@ -17,6 +17,9 @@ export const STATION_FILTERED_TYPES = new Set<string>([
   "station.configuration_changed",
   "station.credentials_changed",
   "display.delivery_changed",
+  "station.firmware_status_changed",
+  "station.diagnostics_status_changed",
+  "station.diagnostics_uploaded",
 ]);
 
 export const MAX_ACTIVE_ENDPOINTS = 10;

@@ -4,6 +4,7 @@ const TABS = [
   { id: "overview", label: "Overview", path: "" },
   { id: "configuration", label: "Configuration", path: "/configuration" },
   { id: "charging-profiles", label: "Profiles", path: "/charging-profiles" },
+  { id: "device", label: "Firmware & diagnostics", path: "/device" },
 ] as const;
 
 /** The station page's tabs: each one a page of its own, so a tab can be linked to. */

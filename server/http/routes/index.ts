@@ -12,6 +12,7 @@ import { chargingProfileRoutes } from "./charging-profiles";
 import { chargingSessionRoutes } from "./charging-sessions";
 import { displayImageRoute, displayRoutes } from "./displays";
 import { configurationRoutes } from "./configuration";
+import { deviceJobRoutes, diagnosticsFileRoute } from "./device-jobs";
 import { eventRoutes } from "./events";
 import { faultRoutes } from "./faults";
 import { inviteRoutes } from "./invites";
@@ -47,6 +48,7 @@ export const resourceRoutes = [
   ...operationRoutes,
   ...configurationRoutes,
   ...chargingProfileRoutes,
+  ...deviceJobRoutes,
   ...faultRoutes,
   ...transactionRoutes,
   ...overviewRoutes,
@@ -70,6 +72,11 @@ export const resourceRoutes = [
 ];
 export type ResourceRoute = (typeof resourceRoutes)[number];
 
-allRoutes.push(...metaRoutes(() => allRoutes, openApi), ...resourceRoutes, displayImageRoute);
+allRoutes.push(
+  ...metaRoutes(() => allRoutes, openApi),
+  ...resourceRoutes,
+  displayImageRoute,
+  diagnosticsFileRoute,
+);
 
 export const handleV1 = meteredV1(createRouter(allRoutes));
