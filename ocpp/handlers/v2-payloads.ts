@@ -43,6 +43,7 @@ export type V2Payloads = {
     evse?: { id: number; connectorId?: number };
     idToken?: IdToken2;
     meterValue?: MeterValue2[];
+    reservationId?: number;
   };
   MeterValues: { evseId: number; meterValue: MeterValue2[] };
   DataTransfer: unknown;
@@ -58,7 +59,7 @@ export type V2Payloads = {
   FirmwareStatusNotification: unknown;
   LogStatusNotification: unknown;
   PublishFirmwareStatusNotification: unknown;
-  ReservationStatusUpdate: unknown;
+  ReservationStatusUpdate: { reservationId: number; reservationUpdateStatus: "Expired" | "Removed" };
   ClearedChargingLimit: unknown;
   ReportChargingProfiles: unknown;
 };

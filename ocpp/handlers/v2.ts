@@ -5,6 +5,10 @@ import { statusReported, type StatusReport } from "../../server/charger-reports/
 import { tokenPresented } from "../../server/charger-reports/token-presented";
 import { transactionEnded } from "../../server/charger-reports/transaction-ended";
 import { transactionUpdated } from "../../server/charger-reports/transaction-updated";
+import {
+  reservationStatusUpdated,
+  reservationUsed,
+} from "../../server/reservations/reservations";
 import type { IdToken2, V2Payloads } from "./v2-payloads";
 import {
   acceptedReply,
@@ -72,13 +76,17 @@ const handlers: HandlerTable<V2Payloads> = {
       idToken,
       meterValues: p.meterValue ?? [],
     };
-    if (p.eventType === "Ended")
-      await transactionEnded(tx, charger, {
-        ...report,
-        endedAt: at,
-        reason: p.transactionInfo.stoppedReason ?? "Local",
-      });
-    else await transactionUpdated(tx, charger, report);
+    const transaction =
+      p.eventType === "Ended"
+        ? await transactionEnded(tx, charger, {
+            ...report,
+            endedAt: at,
+            reason: p.transactionInfo.stoppedReason ?? "Local",
+          })
+        : await transactionUpdated(tx, charger, report);
+    // The reservation this transaction ends by using it (any event may carry it).
+    if (p.reservationId !== undefined && transaction)
+      await reservationUsed(tx, charger, p.reservationId, transaction.id, at);
     return idTokenInfo(tx, charger, p.idToken);
   },
   MeterValues: async (tx, charger, p) => {
@@ -102,7 +110,10 @@ const handlers: HandlerTable<V2Payloads> = {
   FirmwareStatusNotification: acknowledge,
   LogStatusNotification: acknowledge,
   PublishFirmwareStatusNotification: acknowledge,
-  ReservationStatusUpdate: acknowledge,
+  ReservationStatusUpdate: async (tx, charger, p) => {
+    await reservationStatusUpdated(tx, charger, p.reservationId, p.reservationUpdateStatus);
+    return {};
+  },
   ClearedChargingLimit: acknowledge,
   ReportChargingProfiles: acknowledge,
 };

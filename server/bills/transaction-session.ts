@@ -1,6 +1,6 @@
 import type { DbTx } from "../db";
 import type { Transaction } from "../generated/prisma/client";
-import type { MeterReading, MeterSession } from "../pricing";
+import type { MeterReading, MeterSession, ReservationInput } from "../pricing";
 
 const register = (wh: bigint | number | null): number | null => {
   const n = wh === null ? null : Number(wh);
@@ -8,12 +8,32 @@ const register = (wh: bigint | number | null): number | null => {
 };
 
 /**
+ * The reservation the transaction used, as the pricing engine takes it: reserved from when the
+ * charger accepted it (or was asked, with no answer recorded) until the transaction started, priced
+ * by the tariff's reservation elements (server/pricing, `priceReservation`).
+ */
+async function usedReservation(tx: DbTx, transaction: Transaction): Promise<ReservationInput | null> {
+  if (!transaction.startedAt) return null;
+  const r = await tx.reservation.findUnique({
+    where: { transactionId: transaction.id },
+    select: { status: true, acceptedAt: true, createdAt: true },
+  });
+  if (!r || r.status !== "used") return null;
+  const start = r.acceptedAt ?? r.createdAt;
+  return {
+    started_at: start > transaction.startedAt ? transaction.startedAt : start,
+    ended_at: transaction.startedAt,
+    expired: false,
+  };
+}
+
+/**
  * A transaction as the pricing engine's meter series: the start reading, every energy register
  * sample the charger reported (with its current, for current restrictions), the stop reading;
  * from the charger's start to its stop (or, while it runs, its last reading). Registers are
  * absolute; the engine prices their differences. The samples come back as three arrays in one
  * row: live pricing reads a day of 1-minute samples on every meter update, and one row per
- * sample cost several times more.
+ * sample cost several times more. A reservation the transaction used comes first (`usedReservation`).
  */
 export async function transactionSession(
   tx: DbTx,
@@ -50,5 +70,6 @@ export async function transactionSession(
     started_at: transaction.startedAt,
     stopped_at: transaction.endedAt,
     readings,
+    reservation: await usedReservation(tx, transaction),
   };
 }

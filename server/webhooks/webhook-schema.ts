@@ -17,6 +17,8 @@ export const STATION_FILTERED_TYPES = new Set<string>([
   "station.configuration_changed",
   "station.credentials_changed",
   "display.delivery_changed",
+  "reservation.status_changed",
+  "station.local_list_synced",
 ]);
 
 export const MAX_ACTIVE_ENDPOINTS = 10;

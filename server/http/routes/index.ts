@@ -28,6 +28,7 @@ import { sandboxRoutes } from "./sandbox";
 import { stationRoutes } from "./stations";
 import { tariffRoutes } from "./tariffs";
 import { teamBillingRoutes } from "./team-billing";
+import { reservationRoutes } from "./reservations";
 import { tokenRoutes } from "./tokens";
 import { transactionRoutes } from "./transactions";
 import { webhookRoutes } from "./webhooks";
@@ -45,6 +46,7 @@ export const resourceRoutes = [
   ...displayRoutes,
   ...operationRoutes,
   ...configurationRoutes,
+  ...reservationRoutes,
   ...faultRoutes,
   ...transactionRoutes,
   ...overviewRoutes,
