@@ -3,6 +3,7 @@ import Link from "next/link";
 const TABS = [
   { id: "overview", label: "Overview", path: "" },
   { id: "configuration", label: "Configuration", path: "/configuration" },
+  { id: "reservations", label: "Reservations & local list", path: "/reservations" },
 ] as const;
 
 /** The station page's tabs: each one a page of its own, so a tab can be linked to. */
