@@ -105,7 +105,11 @@ describe("local authorization lists (OCPP 1.6)", () => {
       });
       expect(s.received[2]).toEqual([
         "SendLocalList",
-        { listVersion: 3, updateType: "Differential", localAuthorizationList: [{ idTag: "TAG-A" }] },
+        {
+          listVersion: 3,
+          updateType: "Differential",
+          localAuthorizationList: [{ idTag: "TAG-A" }],
+        },
       ]);
       // the fallback: a full update of version 3, its own operation
       await waitUntil(async () => (await s.state()).version === 3);
@@ -153,7 +157,10 @@ describe("local authorization lists (OCPP 1.6)", () => {
     try {
       await s.token("TAG-A");
       const failed = await s.send({ update_type: "full" });
-      expect(failed.body).toMatchObject({ status: "rejected", result: { charger_status: "Failed" } });
+      expect(failed.body).toMatchObject({
+        status: "rejected",
+        result: { charger_status: "Failed" },
+      });
       const unsupported = await s.send({ update_type: "full" });
       expect(unsupported.body).toMatchObject({
         status: "rejected",

@@ -59,7 +59,10 @@ export type V2Payloads = {
   FirmwareStatusNotification: unknown;
   LogStatusNotification: unknown;
   PublishFirmwareStatusNotification: unknown;
-  ReservationStatusUpdate: { reservationId: number; reservationUpdateStatus: "Expired" | "Removed" };
+  ReservationStatusUpdate: {
+    reservationId: number;
+    reservationUpdateStatus: "Expired" | "Removed";
+  };
   ClearedChargingLimit: unknown;
   ReportChargingProfiles: unknown;
 };

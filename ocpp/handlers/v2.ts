@@ -5,10 +5,7 @@ import { statusReported, type StatusReport } from "../../server/charger-reports/
 import { tokenPresented } from "../../server/charger-reports/token-presented";
 import { transactionEnded } from "../../server/charger-reports/transaction-ended";
 import { transactionUpdated } from "../../server/charger-reports/transaction-updated";
-import {
-  reservationStatusUpdated,
-  reservationUsed,
-} from "../../server/reservations/reservations";
+import { reservationStatusUpdated, reservationUsed } from "../../server/reservations/reservations";
 import type { IdToken2, V2Payloads } from "./v2-payloads";
 import {
   acceptedReply,

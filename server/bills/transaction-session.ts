@@ -9,17 +9,15 @@ const register = (wh: bigint | number | null): number | null => {
 
 /**
  * The reservation the transaction used, as the pricing engine takes it: reserved from when the
- * charger accepted it (or was asked, with no answer recorded) until the transaction started, priced
- * by the tariff's reservation elements (server/pricing, `priceReservation`).
+ * charger accepted it (or was asked, with no answer recorded) until the transaction started,
+ * priced by the tariff's reservation elements (server/pricing, `priceReservation`).
  */
-async function usedReservation(tx: DbTx, transaction: Transaction): Promise<ReservationInput | null> {
-  if (!transaction.startedAt) return null;
-  const r = await tx.reservation.findUnique({
-    where: { transactionId: transaction.id },
-    select: { status: true, acceptedAt: true, createdAt: true },
-  });
-  if (!r || r.status !== "used") return null;
-  const start = r.acceptedAt ?? r.createdAt;
+function usedReservation(
+  transaction: Transaction,
+  reservedFrom: number | null,
+): ReservationInput | null {
+  if (!transaction.startedAt || reservedFrom === null) return null;
+  const start = new Date(Math.round(reservedFrom));
   return {
     started_at: start > transaction.startedAt ? transaction.startedAt : start,
     ended_at: transaction.startedAt,
@@ -40,9 +38,12 @@ export async function transactionSession(
   transaction: Transaction,
 ): Promise<MeterSession> {
   const [samples] = await tx.$queryRaw<
-    { at: number[]; wh: number[]; current: (string | null)[] }[]
+    { at: number[]; wh: number[]; current: (string | null)[]; reserved_from: number | null }[]
   >`
     SELECT
+      (SELECT (extract(epoch FROM coalesce(r.accepted_at, r.created_at)) * 1000)::float8
+         FROM reservations r
+        WHERE r.transaction_id = ${transaction.id} AND r.status = 'used') AS reserved_from,
       coalesce(array_agg((extract(epoch FROM sampled_at) * 1000)::float8 ORDER BY sampled_at, id), '{}') AS at,
       coalesce(array_agg(energy_wh::float8 ORDER BY sampled_at, id), '{}') AS wh,
       coalesce(array_agg(current_a ORDER BY sampled_at, id), '{}') AS current
@@ -70,6 +71,6 @@ export async function transactionSession(
     started_at: transaction.startedAt,
     stopped_at: transaction.endedAt,
     readings,
-    reservation: await usedReservation(tx, transaction),
+    reservation: usedReservation(transaction, samples?.reserved_from ?? null),
   };
 }

@@ -45,7 +45,11 @@ export type SendRequest = z.infer<typeof sendRequest>;
  * `authorization_tokens`. Expired tokens are left off (a charger answers an unknown token by its
  * own rules, and the service `Expired` online).
  */
-export async function desiredList(tx: DbTx, tenantId: number, now = new Date()): Promise<LocalList> {
+export async function desiredList(
+  tx: DbTx,
+  tenantId: number,
+  now = new Date(),
+): Promise<LocalList> {
   const rows = await tx.authorizationToken.findMany({
     where: {
       tenantId,

@@ -123,10 +123,15 @@ export async function createReservation({
       fields: [{ field: "connector_id", message: "is not a connector of this station" }],
     });
   const expiresAt = new Date(input.expires_at);
-  if (expiresAt.getTime() <= now.getTime() || expiresAt.getTime() - now.getTime() > MAX_RESERVATION_MS)
-    throw fieldError("validation_failed", "expires_at must be in the future, at most 7 days ahead.", [
-      { field: "expires_at", message: "must be in the future, at most 7 days ahead" },
-    ]);
+  if (
+    expiresAt.getTime() <= now.getTime() ||
+    expiresAt.getTime() - now.getTime() > MAX_RESERVATION_MS
+  )
+    throw fieldError(
+      "validation_failed",
+      "expires_at must be in the future, at most 7 days ahead.",
+      [{ field: "expires_at", message: "must be in the future, at most 7 days ahead" }],
+    );
   if (input.connector_type && station.protocol === "ocpp1.6")
     throw fieldError("validation_failed", "OCPP 1.6 ReserveNow has no connector type.", [
       { field: "connector_type", message: "is OCPP 2.x only" },
