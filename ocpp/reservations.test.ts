@@ -5,10 +5,11 @@ import { transactionSession } from "../server/bills/transaction-session";
 import { priceSession } from "../server/pricing/engine";
 import { expireReservations } from "../server/reservations/reservations";
 import { call, idem } from "../testing/api";
-import { aStationWithPassword, aTenantWithKey, anotherKey } from "../testing/builders";
+import { aStation, aStationWithPassword, aTenantWithKey, anotherKey } from "../testing/builders";
 import { aConnectedCharger, waitUntil } from "../testing/ocpp";
 import { aLiveGateway } from "../testing/live-gateway";
 import { aTariff } from "../testing/pricing";
+import { aChargerWithBill, at, reading } from "../testing/bill-chargers";
 
 const gw = aLiveGateway();
 
@@ -229,8 +230,100 @@ describe("reservations (OCPP 1.6)", () => {
       });
       expect(past.status).toBe(422);
       expect(past.body.error.code).toBe("validation_failed");
+
+      // a station with no live connection: rejected at once, nothing sent
+      const offline = await aStation(s.tenantId, s.key, { connector_count: 1 });
+      const sent = s.received.length;
+      const unreachable = await call(
+        "POST",
+        `/v1/tenants/${s.tenantId}/stations/${offline.id}/reservations`,
+        {
+          key: s.operator,
+          idempotencyKey: idem(),
+          body: { connector_id: offline.connectors[0]!.id, token: "X", expires_at: s.inAnHour() },
+        },
+      );
+      expect(unreachable.body).toMatchObject({
+        status: "rejected",
+        result: { error: { code: "station_offline" } },
+      });
+      const [offlineReservation] = (
+        await call("GET", `/v1/tenants/${s.tenantId}/stations/${offline.id}/reservations`, {
+          key: s.reader,
+        })
+      ).body.data;
+      expect(offlineReservation).toMatchObject({ status: "rejected" });
+      expect(s.received).toHaveLength(sent);
     } finally {
       await s.charger.close({ force: true });
+    }
+  });
+});
+
+describe("a reservation used by a bill's transaction", () => {
+  it("adds the reserved time, priced by the tariff's reservation elements, to the bill", async () => {
+    const c = await aChargerWithBill({
+      url: gw.url,
+      protocol: "ocpp1.6",
+      tariff: {
+        elements: [
+          {
+            price_components: [{ type: "TIME", price: 6, step_size: 60 }],
+            restrictions: { reservation: "RESERVATION" },
+          },
+          { price_components: [{ type: "ENERGY", price: 0.3, step_size: 1 }] },
+        ],
+      },
+      answers: { ReserveNow: () => Promise.resolve({ status: "Accepted" }) },
+    });
+    try {
+      const operator = await anotherKey(c.tenantId, ["stations:read", "stations:control"]);
+      const reserved = await call(
+        "POST",
+        `/v1/tenants/${c.tenantId}/stations/${c.station.id}/reservations`,
+        {
+          key: operator,
+          idempotencyKey: idem(),
+          body: {
+            connector_id: c.station.connectors[0]!.id,
+            token: c.token,
+            expires_at: new Date(Date.now() + 3600_000).toISOString(),
+          },
+        },
+      );
+      expect(reserved.body.status).toBe("succeeded");
+      const id = reserved.body.request.reservation_id as number;
+      // accepted ten minutes before the charger's start
+      await db().reservation.update({
+        where: { id },
+        data: { acceptedAt: new Date(Date.parse(at(0)) - 10 * 60_000) },
+      });
+      const tx = (await c.charger.call("StartTransaction", {
+        connectorId: 1,
+        idTag: c.token,
+        meterStart: 1000,
+        timestamp: at(0),
+        reservationId: id,
+      })) as { transactionId: number };
+      await c.charger.call("MeterValues", {
+        connectorId: 1,
+        transactionId: tx.transactionId,
+        meterValue: [reading(60, 6000)],
+      });
+      await c.charger.call("StopTransaction", {
+        transactionId: tx.transactionId,
+        meterStop: 11_000,
+        timestamp: at(120),
+        reason: "Local",
+      });
+      // 10 kWh at 0.30 (300) and 10 reserved minutes at 6.00 an hour (100)
+      expect(await c.readBill()).toMatchObject({
+        status: "ended",
+        transaction_id: tx.transactionId,
+        running_cost_minor: 400,
+      });
+    } finally {
+      await c.charger.close({ force: true });
     }
   });
 });
