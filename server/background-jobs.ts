@@ -22,6 +22,7 @@ import {
   followInFlightPaymentsJob,
 } from "./payments/payment-sweeps";
 import { processorEventJob } from "./payments/processor-event-job";
+import { reservationSweepJob } from "./reservations/reservation-jobs";
 import { sandboxSessionJobDefinition } from "./sandbox/session-job";
 import { teamBillingCallJob } from "./team-billing/billing-calls";
 import { billingEventJob, standingSweepJob } from "./team-billing/standing-update";
@@ -56,4 +57,5 @@ export const BACKGROUND_JOBS: readonly JobDefinition[] = [
   domainSweepJobDefinition,
   tlsCheckJobDefinition,
   orderJobDefinition,
+  reservationSweepJob(),
 ];

@@ -34,6 +34,14 @@ import { stationConfigurationChange } from "./stations/operation-kinds/configura
 import { stationConfigurationRead } from "./stations/operation-kinds/configuration-read";
 import { externalStart } from "./sessions/operation-kinds/external-start";
 import { externalStop } from "./sessions/operation-kinds/external-stop";
+import {
+  stationLocalListSend,
+  stationLocalListVersion,
+} from "./local-lists/operation-kinds/local-list";
+import {
+  stationReservation,
+  stationReservationCancel,
+} from "./reservations/operation-kinds/reserve";
 
 registerOperationKinds([
   stationCommand,
@@ -54,6 +62,10 @@ registerOperationKinds([
   chargingProfilesReport,
   firmwareUpdate,
   diagnosticsUpload,
+  stationReservation,
+  stationReservationCancel,
+  stationLocalListSend,
+  stationLocalListVersion,
 ]);
 
 // In this order: a session's hooks (external or sandbox) read what its bill's decided (whether it

@@ -46,6 +46,10 @@ export const ERROR_CODES = [
   "outcome_unknown",
   "credentials_rate_limited",
   "connection_change_unconfirmed",
+  // reservations and local authorization lists (issue 28)
+  "connector_reserved",
+  "reservation_closed",
+  "local_list_busy",
   "webhook_url_invalid",
   "webhook_limit_reached",
   "tariff_invalid",

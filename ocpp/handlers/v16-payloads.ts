@@ -34,7 +34,13 @@ export type V16Payloads = {
     vendorErrorCode?: string;
   };
   Authorize: { idTag: string };
-  StartTransaction: { connectorId: number; idTag: string; meterStart: number; timestamp: string };
+  StartTransaction: {
+    connectorId: number;
+    idTag: string;
+    meterStart: number;
+    timestamp: string;
+    reservationId?: number;
+  };
   StopTransaction: {
     transactionId: number;
     meterStop: number;

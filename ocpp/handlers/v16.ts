@@ -7,6 +7,7 @@ import { transactionEnded } from "../../server/charger-reports/transaction-ended
 import { transactionStarted } from "../../server/charger-reports/transaction-started";
 import { transactionUpdated } from "../../server/charger-reports/transaction-updated";
 import { deviceStatusReported } from "../../server/device-jobs/record-status";
+import { reservationUsed } from "../../server/reservations/reservations";
 import type { V16Payloads } from "./v16-payloads";
 import {
   bootAccepted,
@@ -62,6 +63,8 @@ const handlers: HandlerTable<V16Payloads> = {
       startedAt: at,
       reportedAt: at,
     });
+    if (p.reservationId !== undefined)
+      await reservationUsed(tx, charger, p.reservationId, transaction.id, at);
     return { transactionId: transaction.id, ...reply };
   },
   StopTransaction: async (tx, charger, p) => {

@@ -45,6 +45,7 @@ export type V2Payloads = {
     evse?: { id: number; connectorId?: number };
     idToken?: IdToken2;
     meterValue?: MeterValue2[];
+    reservationId?: number;
   };
   MeterValues: { evseId: number; meterValue: MeterValue2[] };
   DataTransfer: unknown;
@@ -60,7 +61,10 @@ export type V2Payloads = {
   FirmwareStatusNotification: { status: string; requestId?: number };
   LogStatusNotification: { status: string; requestId?: number };
   PublishFirmwareStatusNotification: unknown;
-  ReservationStatusUpdate: unknown;
+  ReservationStatusUpdate: {
+    reservationId: number;
+    reservationUpdateStatus: "Expired" | "Removed";
+  };
   ClearedChargingLimit: unknown;
   ReportChargingProfiles: ReportChargingProfilesPayload;
 };

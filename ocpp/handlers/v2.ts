@@ -7,6 +7,7 @@ import { tokenPresented } from "../../server/charger-reports/token-presented";
 import { transactionEnded } from "../../server/charger-reports/transaction-ended";
 import { transactionUpdated } from "../../server/charger-reports/transaction-updated";
 import { deviceStatusReported } from "../../server/device-jobs/record-status";
+import { reservationStatusUpdated, reservationUsed } from "../../server/reservations/reservations";
 import type { IdToken2, V2Payloads } from "./v2-payloads";
 import {
   acceptedReply,
@@ -74,13 +75,17 @@ const handlers: HandlerTable<V2Payloads> = {
       idToken,
       meterValues: p.meterValue ?? [],
     };
-    if (p.eventType === "Ended")
-      await transactionEnded(tx, charger, {
-        ...report,
-        endedAt: at,
-        reason: p.transactionInfo.stoppedReason ?? "Local",
-      });
-    else await transactionUpdated(tx, charger, report);
+    const transaction =
+      p.eventType === "Ended"
+        ? await transactionEnded(tx, charger, {
+            ...report,
+            endedAt: at,
+            reason: p.transactionInfo.stoppedReason ?? "Local",
+          })
+        : await transactionUpdated(tx, charger, report);
+    // The reservation this transaction ends by using it (any event may carry it).
+    if (p.reservationId !== undefined && transaction)
+      await reservationUsed(tx, charger, p.reservationId, transaction.id, at);
     return idTokenInfo(tx, charger, p.idToken);
   },
   MeterValues: async (tx, charger, p) => {
@@ -118,7 +123,10 @@ const handlers: HandlerTable<V2Payloads> = {
     return {};
   },
   PublishFirmwareStatusNotification: acknowledge,
-  ReservationStatusUpdate: acknowledge,
+  ReservationStatusUpdate: async (tx, charger, p) => {
+    await reservationStatusUpdated(tx, charger, p.reservationId, p.reservationUpdateStatus);
+    return {};
+  },
   ClearedChargingLimit: acknowledge,
   ReportChargingProfiles: async (tx, charger, p) => {
     await chargingProfilesReported(tx, charger, p);

@@ -41,6 +41,10 @@ export const EVENT_TYPES = {
   "station.diagnostics_status_changed": "stations:read",
   /** a charger uploaded its diagnostics file (data: station_id, job_id, size, sha256, file_name) */
   "station.diagnostics_uploaded": "stations:read",
+  /** a reservation's state changed (data: reservation_id, status, previous_status, reservation) */
+  "reservation.status_changed": "stations:read",
+  /** a station's local authorization list changed version (data: version, update_type, entries) */
+  "station.local_list_synced": "stations:read",
   /** a key's per-minute limit was changed (PUT /v1/admin/api-keys/{key_id}/rate-limit) */
   "api_key.rate_limit_changed": "stations:read",
 } as const;

@@ -20,6 +20,7 @@ export type {
   Instant,
   MeterReading,
   MeterSession,
+  ReservationInput,
   ChargingPeriod,
   ChargingPeriodsSession,
   CdrDimension,

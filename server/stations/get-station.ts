@@ -2,13 +2,14 @@ import { db as defaultDb, type DbTx } from "../db";
 import { notFound } from "../errors";
 import { loadStationDisplays } from "../displays/present-display";
 import { readyDomainBase } from "../ocpp-domains/ready-domain";
-import { presentStation, type StationRow } from "./present-station";
+import { presentStation, type ConnectorReservation, type StationRow } from "./present-station";
 import { loadChargerUrls } from "./charger-urls";
 
 export type GetStationOptions = { tenantId: number; stationId: number; db?: DbTx };
 
-type JsonConnector = Omit<StationRow["connectors"][number], "statusUpdatedAt"> & {
+type JsonConnector = Omit<StationRow["connectors"][number], "statusUpdatedAt" | "reservations"> & {
   statusUpdatedAt: string | null;
+  reservations: (Omit<ConnectorReservation, "expiresAt"> & { expiresAt: string })[];
 };
 type JsonFault = Omit<StationRow["faults"][number], "openedAt" | "clearedAt"> & {
   openedAt: string;
@@ -41,6 +42,8 @@ export async function findStationRow({
            s.firmware_version AS "firmwareVersion", s.booted_at AS "bootedAt",
            s.event_sequence AS "eventSequence", s.created_at AS "createdAt",
            s.configuration, s.configuration_read_at AS "configurationReadAt",
+           s.local_list_version AS "localListVersion", s.local_list AS "localList",
+           s.local_list_synced_at AS "localListSyncedAt",
            s.updated_at AS "updatedAt",
            COALESCE((
              SELECT json_agg(json_build_object(
@@ -49,6 +52,14 @@ export async function findStationRow({
                       'evseConnectorNumber', c.evse_connector_number, 'status', c.status,
                       'ocppStatus', c.ocpp_status, 'errorCode', c.error_code,
                       'statusUpdatedAt', c.status_updated_at,
+                      'reservations', COALESCE((
+                        SELECT json_agg(json_build_object('id', r.id, 'status', r.status,
+                                                          'token', r.token,
+                                                          'expiresAt', r.expires_at))
+                          FROM (SELECT * FROM reservations r
+                                 WHERE r.connector_id = c.id
+                                   AND r.status IN ('requested', 'accepted')
+                                 ORDER BY r.id DESC LIMIT 1) r), '[]'),
                       'evse', json_build_object('id', e.id, 'tenantId', e.tenant_id,
                                                 'stationId', e.station_id,
                                                 'evseNumber', e.evse_number))
@@ -74,6 +85,7 @@ export async function findStationRow({
     connectors: row.connectors.map((c) => ({
       ...c,
       statusUpdatedAt: c.statusUpdatedAt === null ? null : new Date(c.statusUpdatedAt),
+      reservations: c.reservations.map((r) => ({ ...r, expiresAt: new Date(r.expiresAt) })),
     })),
     faults: row.faults.map((f) => ({
       ...f,

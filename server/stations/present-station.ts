@@ -2,12 +2,24 @@ import { env } from "../env";
 import { presentFault } from "../charging/present-fault";
 import type { ConnectorStatus } from "../charger-reports/connector-status";
 import { displayCharger, presentStationDisplay } from "../displays/present-display";
-import type { Connector, Display, Evse, Fault, Station } from "../generated/prisma/client";
+import type {
+  Connector,
+  Display,
+  Evse,
+  Fault,
+  Reservation,
+  Station,
+} from "../generated/prisma/client";
 import type { StationConfiguration } from "./configuration/configuration-schema";
 import type { StationResource } from "./station-schema";
 import { stationChargerUrlFields, type ChargerUrlState } from "./charger-urls";
 
-export type StationRow = Station & { connectors: (Connector & { evse: Evse })[]; faults: Fault[] };
+/** A connector's open reservation as the station shows it (`stationInclude`). */
+export type ConnectorReservation = Pick<Reservation, "id" | "status" | "token" | "expiresAt">;
+export type StationRow = Station & {
+  connectors: (Connector & { evse: Evse; reservations: ConnectorReservation[] })[];
+  faults: Fault[];
+};
 
 /**
  * The station's OCPP-J endpoint: the path ends in the station name. `base`: the tenant's ready
@@ -18,7 +30,19 @@ export function connectionUrl(name: string, base: string | null = null): string 
 }
 
 export const stationInclude = {
-  connectors: { include: { evse: true }, orderBy: { connectorNumber: "asc" } },
+  connectors: {
+    include: {
+      evse: true,
+      // the open reservation (server/reservations), newest first
+      reservations: {
+        where: { status: { in: ["requested", "accepted"] as string[] } },
+        orderBy: { id: "desc" },
+        take: 1,
+        select: { id: true, status: true, token: true, expiresAt: true },
+      },
+    },
+    orderBy: { connectorNumber: "asc" },
+  },
   faults: { where: { clearedAt: null }, orderBy: { id: "desc" } },
 } as const;
 
@@ -65,6 +89,14 @@ export function presentStation(
       ocpp_status: c.ocppStatus,
       error_code: c.errorCode,
       status_updated_at: c.statusUpdatedAt?.toISOString() ?? null,
+      reservation: c.reservations[0]
+        ? {
+            id: c.reservations[0].id,
+            status: c.reservations[0].status as "requested" | "accepted",
+            token: c.reservations[0].token,
+            expires_at: c.reservations[0].expiresAt.toISOString(),
+          }
+        : null,
     })),
     display: presentStationDisplay(
       displayCharger(row, new Set(row.connectors.map((c) => c.evseId)).size),
@@ -72,6 +104,11 @@ export function presentStation(
     ),
     open_faults: row.faults.map(presentFault),
     configuration: (row.configuration as StationConfiguration | null) ?? null,
+    local_list: {
+      version: row.localListVersion,
+      synced_at: row.localListSyncedAt?.toISOString() ?? null,
+      in_step: row.localList !== null,
+    },
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
   };

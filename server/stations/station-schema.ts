@@ -62,6 +62,15 @@ export const connectorSchema = z.object({
   ocpp_status: z.string().nullable(),
   error_code: z.string().nullable(),
   status_updated_at: z.string().nullable(),
+  reservation: z
+    .object({
+      id: z.number().int(),
+      status: z.enum(["requested", "accepted"]),
+      token: z.string(),
+      expires_at: z.string(),
+    })
+    .nullable()
+    .describe("the open reservation (GET …/reservations has them all)"),
 });
 
 export const faultSchema = z.object({
@@ -100,6 +109,13 @@ export const stationSchema = z.object({
   display: stationDisplaySchema,
   open_faults: z.array(faultSchema),
   configuration: stationConfigurationSchema,
+  local_list: z
+    .object({
+      version: z.number().int(),
+      synced_at: z.string().nullable(),
+      in_step: z.boolean(),
+    })
+    .describe("the local authorization list the charger confirmed last (GET …/local-list)"),
   created_at: z.string(),
   updated_at: z.string(),
   charger_id: z

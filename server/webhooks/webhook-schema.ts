@@ -20,6 +20,8 @@ export const STATION_FILTERED_TYPES = new Set<string>([
   "station.firmware_status_changed",
   "station.diagnostics_status_changed",
   "station.diagnostics_uploaded",
+  "reservation.status_changed",
+  "station.local_list_synced",
 ]);
 
 export const MAX_ACTIVE_ENDPOINTS = 10;

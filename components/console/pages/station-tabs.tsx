@@ -5,6 +5,7 @@ const TABS = [
   { id: "configuration", label: "Configuration", path: "/configuration" },
   { id: "charging-profiles", label: "Profiles", path: "/charging-profiles" },
   { id: "device", label: "Firmware & diagnostics", path: "/device" },
+  { id: "reservations", label: "Reservations & local list", path: "/reservations" },
 ] as const;
 
 /** The station page's tabs: each one a page of its own, so a tab can be linked to. */

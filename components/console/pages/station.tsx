@@ -118,7 +118,7 @@ export function StationPage({ tenantId, stationId }: { tenantId: number; station
               </dl>
             </Card>
             <Card title="Connectors">
-              <Table head={["#", "EVSE", "Status", "Error"]}>
+              <Table head={["#", "EVSE", "Status", "Error", "Reserved"]}>
                 {s.connectors.map((c) => (
                   <tr key={c.id}>
                     <td className={td}>{c.connector_number}</td>
@@ -130,6 +130,19 @@ export function StationPage({ tenantId, stationId }: { tenantId: number; station
                       />
                     </td>
                     <td className={td}>{c.error_code ?? ""}</td>
+                    <td className={td} data-testid={`connector-reservation-${c.connector_number}`}>
+                      {c.reservation ? (
+                        <Link
+                          className="underline"
+                          href={`/console/t/${tenantId}/stations/${s.id}/reservations`}
+                        >
+                          {c.reservation.token} until {when(c.reservation.expires_at)} (
+                          {c.reservation.status})
+                        </Link>
+                      ) : (
+                        ""
+                      )}
+                    </td>
                   </tr>
                 ))}
               </Table>

@@ -30,6 +30,7 @@ import { sandboxRoutes } from "./sandbox";
 import { stationRoutes } from "./stations";
 import { tariffRoutes } from "./tariffs";
 import { teamBillingRoutes } from "./team-billing";
+import { reservationRoutes } from "./reservations";
 import { tokenRoutes } from "./tokens";
 import { transactionRoutes } from "./transactions";
 import { webhookRoutes } from "./webhooks";
@@ -49,6 +50,7 @@ export const resourceRoutes = [
   ...configurationRoutes,
   ...chargingProfileRoutes,
   ...deviceJobRoutes,
+  ...reservationRoutes,
   ...faultRoutes,
   ...transactionRoutes,
   ...overviewRoutes,
