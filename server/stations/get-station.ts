@@ -44,6 +44,7 @@ export async function findStationRow({
            s.configuration, s.configuration_read_at AS "configurationReadAt",
            s.local_list_version AS "localListVersion", s.local_list AS "localList",
            s.local_list_synced_at AS "localListSyncedAt",
+           s.charging_profiles_report AS "chargingProfilesReport",
            s.updated_at AS "updatedAt",
            COALESCE((
              SELECT json_agg(json_build_object(
