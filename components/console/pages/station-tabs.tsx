@@ -8,7 +8,10 @@ const TABS = [
   { id: "reservations", label: "Reservations & local list", path: "/reservations" },
 ] as const;
 
-/** The station page's tabs: each one a page of its own, so a tab can be linked to. */
+/**
+ * The station page's tabs: each one a page of its own, so a tab can be linked to. They wrap onto
+ * a second line rather than widen the page at a phone's width.
+ */
 export function StationTabs({
   tenantId,
   stationId,
@@ -21,7 +24,7 @@ export function StationTabs({
   return (
     <nav
       aria-label="Station"
-      className="mb-4 flex gap-1 border-b border-slate-200 dark:border-slate-800"
+      className="mb-4 flex flex-wrap gap-x-1 border-b border-slate-200 dark:border-slate-800"
     >
       {TABS.map((tab) => (
         <Link
