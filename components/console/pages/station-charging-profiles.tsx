@@ -1,21 +1,19 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import Link from "next/link";
 import { useState } from "react";
 import { ConfirmDialog } from "../confirm-dialog";
 import { useProject } from "../context";
 import { useV1Mutation, type V1 } from "../hooks";
 import { newRequestKey, useTRPC } from "../trpc";
 import { Outcome } from "./station-commands";
-import { StationTabs } from "./station-tabs";
+import { StationTabFrame } from "./station-tabs";
 import {
   Badge,
   Button,
   Card,
   Empty,
   ErrorBox,
-  PageHeader,
   QueryState,
   SelectField,
   Table,
@@ -59,38 +57,14 @@ export function StationChargingProfilesPage({
   tenantId: number;
   stationId: number;
 }) {
-  const trpc = useTRPC();
-  const station = useQuery(
-    trpc.v1.getStation.queryOptions(
-      { params: { tenant_id: tenantId, station_id: stationId } },
-      { refetchInterval: LIVE_MS },
-    ),
-  );
   return (
-    <QueryState query={station}>
+    <StationTabFrame tenantId={tenantId} stationId={stationId} current="charging-profiles">
       {(s) => (
         <>
-          <PageHeader
-            title={s.name}
-            description={
-              <>
-                <Link className="underline" href={`/console/t/${tenantId}/stations`}>
-                  Stations
-                </Link>{" "}
-                /{" "}
-                <Link className="underline" href={`/console/t/${tenantId}/stations/${s.id}`}>
-                  {s.name}
-                </Link>{" "}
-                / Charging profiles
-              </>
-            }
-            actions={<Badge testId="station-connection" value={s.online ? "online" : "offline"} />}
-          />
-          <StationTabs tenantId={tenantId} stationId={stationId} current="charging-profiles" />
           <Profiles tenantId={tenantId} station={s} />
         </>
       )}
-    </QueryState>
+    </StationTabFrame>
   );
 }
 

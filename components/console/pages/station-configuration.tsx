@@ -1,7 +1,6 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import Link from "next/link";
 import { useState } from "react";
 import {
   isConnectionKey,
@@ -13,20 +12,8 @@ import { useProject } from "../context";
 import { useV1Mutation, type V1 } from "../hooks";
 import { newRequestKey, useTRPC } from "../trpc";
 import { Outcome } from "./station-commands";
-import { StationTabs } from "./station-tabs";
-import {
-  Badge,
-  Button,
-  Card,
-  Empty,
-  ErrorBox,
-  PageHeader,
-  QueryState,
-  Table,
-  td,
-  TextField,
-  when,
-} from "../ui";
+import { StationTabFrame } from "./station-tabs";
+import { Badge, Button, Card, Empty, ErrorBox, Table, td, TextField, when } from "../ui";
 
 type Station = V1["getStation"];
 
@@ -40,34 +27,14 @@ export function StationConfigurationPage({
   tenantId: number;
   stationId: number;
 }) {
-  const trpc = useTRPC();
-  const station = useQuery(
-    trpc.v1.getStation.queryOptions(
-      { params: { tenant_id: tenantId, station_id: stationId } },
-      { refetchInterval: LIVE_MS },
-    ),
-  );
   return (
-    <QueryState query={station}>
+    <StationTabFrame tenantId={tenantId} stationId={stationId} current="configuration">
       {(s) => (
         <>
-          <PageHeader
-            title={s.name}
-            description={
-              <>
-                <Link className="underline" href={`/console/t/${tenantId}/stations`}>
-                  Stations
-                </Link>{" "}
-                / {s.name} / Configuration
-              </>
-            }
-            actions={<Badge testId="station-connection" value={s.online ? "online" : "offline"} />}
-          />
-          <StationTabs tenantId={tenantId} stationId={stationId} current="configuration" />
           <Configuration tenantId={tenantId} station={s} />
         </>
       )}
-    </QueryState>
+    </StationTabFrame>
   );
 }
 

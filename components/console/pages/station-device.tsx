@@ -6,14 +6,13 @@ import { useState } from "react";
 import { useProject } from "../context";
 import { useV1Mutation, type V1 } from "../hooks";
 import { newRequestKey, useTRPC } from "../trpc";
-import { StationTabs } from "./station-tabs";
+import { StationTabFrame } from "./station-tabs";
 import {
   Badge,
   Button,
   Card,
   Empty,
   ErrorBox,
-  PageHeader,
   QueryState,
   Table,
   td,
@@ -39,35 +38,15 @@ export function StationDevicePage({
   tenantId: number;
   stationId: number;
 }) {
-  const trpc = useTRPC();
-  const station = useQuery(
-    trpc.v1.getStation.queryOptions(
-      { params: { tenant_id: tenantId, station_id: stationId } },
-      { refetchInterval: LIVE_MS },
-    ),
-  );
   return (
-    <QueryState query={station}>
+    <StationTabFrame tenantId={tenantId} stationId={stationId} current="device">
       {(s) => (
         <>
-          <PageHeader
-            title={s.name}
-            description={
-              <>
-                <Link className="underline" href={`/console/t/${tenantId}/stations`}>
-                  Stations
-                </Link>{" "}
-                / {s.name} / Firmware & diagnostics
-              </>
-            }
-            actions={<Badge testId="station-connection" value={s.online ? "online" : "offline"} />}
-          />
-          <StationTabs tenantId={tenantId} stationId={stationId} current="device" />
           <Firmware tenantId={tenantId} station={s} />
           <Diagnostics tenantId={tenantId} station={s} />
         </>
       )}
-    </QueryState>
+    </StationTabFrame>
   );
 }
 

@@ -8,14 +8,13 @@ import { useProject } from "../context";
 import { useV1Mutation, type V1 } from "../hooks";
 import { newRequestKey, useTRPC } from "../trpc";
 import { Outcome } from "./station-commands";
-import { StationTabs } from "./station-tabs";
+import { StationTabFrame } from "./station-tabs";
 import {
   Badge,
   Button,
   Card,
   Empty,
   ErrorBox,
-  PageHeader,
   QueryState,
   SelectField,
   Table,
@@ -48,35 +47,15 @@ export function StationReservationsPage({
   tenantId: number;
   stationId: number;
 }) {
-  const trpc = useTRPC();
-  const station = useQuery(
-    trpc.v1.getStation.queryOptions(
-      { params: { tenant_id: tenantId, station_id: stationId } },
-      { refetchInterval: LIVE_MS },
-    ),
-  );
   return (
-    <QueryState query={station}>
+    <StationTabFrame tenantId={tenantId} stationId={stationId} current="reservations">
       {(s) => (
         <>
-          <PageHeader
-            title={s.name}
-            description={
-              <>
-                <Link className="underline" href={`/console/t/${tenantId}/stations`}>
-                  Stations
-                </Link>{" "}
-                / {s.name} / Reservations & local list
-              </>
-            }
-            actions={<Badge testId="station-connection" value={s.online ? "online" : "offline"} />}
-          />
-          <StationTabs tenantId={tenantId} stationId={stationId} current="reservations" />
           <Reservations tenantId={tenantId} station={s} />
           <LocalList tenantId={tenantId} station={s} />
         </>
       )}
-    </QueryState>
+    </StationTabFrame>
   );
 }
 

@@ -1,11 +1,33 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
+import type { ReactNode } from "react";
+import type { V1 } from "../hooks";
+import { useTRPC } from "../trpc";
+import { Badge, PageHeader, QueryState } from "../ui";
 
 const TABS = [
-  { id: "overview", label: "Overview", path: "" },
-  { id: "configuration", label: "Configuration", path: "/configuration" },
-  { id: "charging-profiles", label: "Profiles", path: "/charging-profiles" },
-  { id: "device", label: "Firmware & diagnostics", path: "/device" },
-  { id: "reservations", label: "Reservations & local list", path: "/reservations" },
+  { id: "overview", label: "Overview", title: "Overview", path: "" },
+  { id: "configuration", label: "Configuration", title: "Configuration", path: "/configuration" },
+  {
+    id: "charging-profiles",
+    label: "Profiles",
+    title: "Charging profiles",
+    path: "/charging-profiles",
+  },
+  {
+    id: "device",
+    label: "Firmware & diagnostics",
+    title: "Firmware & diagnostics",
+    path: "/device",
+  },
+  {
+    id: "reservations",
+    label: "Reservations & local list",
+    title: "Reservations & local list",
+    path: "/reservations",
+  },
 ] as const;
 
 /**
@@ -42,5 +64,59 @@ export function StationTabs({
         </Link>
       ))}
     </nav>
+  );
+}
+
+const LIVE_MS = 2_000;
+
+/**
+ * A station tab's page frame: the station read live, its name as the title, the breadcrumb
+ * (Stations / the station, linked / the tab), its connection badge and the tabs; the tab's own
+ * content is `children(station)`.
+ */
+export function StationTabFrame({
+  tenantId,
+  stationId,
+  current,
+  children,
+}: {
+  tenantId: number;
+  stationId: number;
+  current: (typeof TABS)[number]["id"];
+  children: (station: V1["getStation"]) => ReactNode;
+}) {
+  const trpc = useTRPC();
+  const station = useQuery(
+    trpc.v1.getStation.queryOptions(
+      { params: { tenant_id: tenantId, station_id: stationId } },
+      { refetchInterval: LIVE_MS },
+    ),
+  );
+  const tab = TABS.find((t) => t.id === current)!;
+  return (
+    <QueryState query={station}>
+      {(s) => (
+        <>
+          <PageHeader
+            title={s.name}
+            description={
+              <>
+                <Link className="underline" href={`/console/t/${tenantId}/stations`}>
+                  Stations
+                </Link>{" "}
+                /{" "}
+                <Link className="underline" href={`/console/t/${tenantId}/stations/${s.id}`}>
+                  {s.name}
+                </Link>{" "}
+                / {tab.title}
+              </>
+            }
+            actions={<Badge testId="station-connection" value={s.online ? "online" : "offline"} />}
+          />
+          <StationTabs tenantId={tenantId} stationId={stationId} current={current} />
+          {children(s)}
+        </>
+      )}
+    </QueryState>
   );
 }
