@@ -1,4 +1,5 @@
 import type { DbTx } from "../db";
+import { armListSyncs } from "../local-lists/auto-sync";
 
 /** A charger's answer to a token: 1.6 `idTagInfo.status`, 2.x `idTokenInfo.status`. */
 export type AuthorizationStatus = "Accepted" | "Invalid" | "Expired" | "Blocked";
@@ -33,7 +34,10 @@ export async function authorizeToken(
   return !row.expiresAt || row.expiresAt > now ? "Accepted" : "Expired";
 }
 
-/** Records a token the service hands to a charger (start command), valid for a day. */
+/**
+ * Records a token the service hands to a charger (start command), valid for a day, and arms the
+ * local list sync of the tenant's stations that keep a list (`server/local-lists/README.md`).
+ */
 export async function issueToken(tx: DbTx, tenantId: number, token: string, source: string) {
   const expiresAt = new Date(Date.now() + 24 * 3600_000);
   // A blocked token stays blocked when it is issued again: only the tenant unblocks it.
@@ -42,4 +46,5 @@ export async function issueToken(tx: DbTx, tenantId: number, token: string, sour
     update: { expiresAt },
     create: { tenantId, token, source, expiresAt },
   });
+  await armListSyncs(tx, { tenantId });
 }

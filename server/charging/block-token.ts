@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { DbTx } from "../db";
 import { notFound } from "../errors";
+import { armListSyncs } from "../local-lists/auto-sync";
 
 export const tokenSchema = z.object({
   token: z.string(),
@@ -17,6 +18,8 @@ export type TokenResource = z.infer<typeof tokenSchema>;
  * presenting it is answered `Blocked` (1.6 `idTagInfo`, 2.x `idTokenInfo`), whatever the tenant's
  * authorization mode (`authorizeToken`). A token the service never issued is not found: a block
  * row for it would make it a known token once unblocked. Blocking twice keeps the first time.
+ * The tenant's stations that keep a local list get the change as a differential
+ * (`armListSyncs`, server/local-lists/README.md).
  */
 export async function setTokenBlocked({
   db,
@@ -37,6 +40,7 @@ export async function setTokenBlocked({
      WHERE tenant_id = ${tenantId} AND token = ${token}
     RETURNING token, source, expires_at AS "expiresAt", blocked_at AS "blockedAt"`;
   if (!row) throw notFound("token");
+  await armListSyncs(db, { tenantId });
   return {
     token: row.token,
     source: row.source,

@@ -1,6 +1,7 @@
 import type { Db, DbTx } from "../db";
 import { inTransaction } from "../db/retry";
 import { appendEventsByTenant, type StationEvent, type TenantEvent } from "../events/append-event";
+import { armListSyncs } from "../local-lists/auto-sync";
 import { deadGatewayIds } from "./gateways";
 
 export type ChargerContext = { stationId: number; tenantId: number; protocol: string };
@@ -177,6 +178,10 @@ async function applyRun(
         row.replaced ? [disconnectedEvent(c.station.id, row.last_seen_at), connected] : [connected],
       );
     }
+    // A station back online catches up on the token changes it missed (server/local-lists).
+    await armListSyncs(tx, {
+      stationIds: rows.filter((r) => r.generation !== null).map((r) => r.id),
+    });
   }
   if (disconnects.length) {
     // Only the connection that is still the station's, and online, goes offline.

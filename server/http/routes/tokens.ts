@@ -14,7 +14,7 @@ const tokenParams = z.object({
 });
 
 const blockDescription =
-  "Only tokens the service issued (start commands, bills) can be blocked; any other is 404. While blocked, a charger presenting the token is answered `Blocked` (OCPP 1.6 `idTagInfo`, 2.x `idTokenInfo`) whatever the project's authorization mode; an issued token past its expiry is answered `Expired` under `known_tokens`.";
+  "Only tokens the service issued (start commands, bills) can be blocked; any other is 404. While blocked, a charger presenting the token is answered `Blocked` (OCPP 1.6 `idTagInfo`, 2.x `idTokenInfo`) whatever the project's authorization mode; an issued token past its expiry is answered `Expired` under `known_tokens`. Stations that keep a local authorization list (their charger confirmed one once) get the change as a differential `SendLocalList` about a second later; an offline one when it reconnects.";
 
 export const tokenRoutes = [
   defineRoute({

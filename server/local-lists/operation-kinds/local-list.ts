@@ -1,4 +1,5 @@
 import { appendEvent } from "../../events/append-event";
+import { armListSyncs } from "../auto-sync";
 import { byChargerStatus, type OperationKind } from "../../operations/kinds/kind";
 import {
   SEND_SCOPE,
@@ -41,7 +42,8 @@ function v2Entry(c: ListChange) {
  * SendLocalList (`versionNumber`, `idToken` of type `Central`, `idTokenInfo`; the list left out
  * when empty, as its schema needs one item at least). `Accepted` makes the version the station's
  * (`local_list_version`, the list it holds, `local_list_synced_at`) with
- * `station.local_list_synced`. `Failed` or `VersionMismatch` to a differential: the held list is
+ * `station.local_list_synced`, and arms the station's sync (`../auto-sync.ts`) for what changed
+ * meanwhile. `Failed` or `VersionMismatch` to a differential: the held list is
  * forgotten and a full update of the next version is sent at once (once: a refused full update
  * does not fall back again). No confirmed answer: the held list is forgotten (the next send is
  * full). `NotSupported`: recorded, nothing else.
@@ -97,6 +99,8 @@ export const stationLocalListSend: OperationKind = {
           entries: Object.keys(r.list).length,
         },
       });
+      // Tokens that changed while this version was in flight go as the next one.
+      await armListSyncs(tx, { stationIds: [operation.stationId] });
       return;
     }
     if (outcome.status === "unknown") return forgetHeldList(tx, operation.stationId);
