@@ -12,6 +12,8 @@ import { orderJobDefinition } from "./ocpp-domains/certificate-order";
 import { domainSweepJobDefinition } from "./ocpp-domains/domain-sweep";
 import { tlsCheckJobDefinition } from "./ocpp-domains/tls-check";
 import { OPERATION_CALL_TIMEOUT_MS, operationSweepJob } from "./operations/operation-jobs";
+import { localListSyncJob } from "./local-lists/auto-sync";
+import { profileResendJob } from "./charging-profiles/resend-after-boot";
 import { accountAttemptJob } from "./payments/accounts/account-attempt-job";
 import { accountUpdatedJob } from "./payments/accounts/account-updated-job";
 import { paymentAttemptJob } from "./payments/payment-attempt-job";
@@ -58,4 +60,6 @@ export const BACKGROUND_JOBS: readonly JobDefinition[] = [
   tlsCheckJobDefinition,
   orderJobDefinition,
   reservationSweepJob(),
+  localListSyncJob,
+  profileResendJob,
 ];

@@ -18,6 +18,7 @@ import {
   compositeScheduleRead,
 } from "./charging-profiles/operation-kinds";
 import { billTransactionHooks } from "./bills/transaction-hooks";
+import { chargingProfileTransactionHooks } from "./charging-profiles/transaction-hooks";
 import { registerTransactionHooks } from "./charger-reports/transaction-hooks";
 import { diagnosticsUpload } from "./device-jobs/operation-kinds/diagnostics-upload";
 import { firmwareUpdate } from "./device-jobs/operation-kinds/firmware-update";
@@ -69,8 +70,13 @@ registerOperationKinds([
 ]);
 
 // In this order: a session's hooks (external or sandbox) read what its bill's decided (whether it
-// took the transaction, whether it ended).
-registerTransactionHooks([billTransactionHooks, sessionTransactionHooks, sandboxTransactionHooks]);
+// took the transaction, whether it ended). A TxProfile ends with its transaction.
+registerTransactionHooks([
+  billTransactionHooks,
+  sessionTransactionHooks,
+  sandboxTransactionHooks,
+  chargingProfileTransactionHooks,
+]);
 
 // A sandbox station's virtual charger is ready: its starting sessions start now.
 registerSandboxChargerHooks([startSessionsOnReady]);

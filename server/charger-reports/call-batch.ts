@@ -2,6 +2,7 @@ import type { DbTx } from "../db";
 import { appendEventsByTenant, type TenantEvent } from "../events/append-event";
 import type { ChargerContext } from "../charging/connections";
 import { recordMeterBatch, type MeterMessage } from "./meter-batch";
+import { armProfileResends } from "../charging-profiles/resend-after-boot";
 import { planBoot, type BootReport } from "./station-booted";
 import { isWholeStation, planStatus, type StatusReport } from "./status-reported";
 
@@ -158,6 +159,10 @@ async function recordStationMessages(tx: DbTx, messages: StationMessage[], event
     outcomes.push({ response: m.response });
   }
   if (records.length === 0) return outcomes;
+  await armProfileResends(
+    tx,
+    boots.map((b) => b.id),
+  );
 
   const at = (d: Date) => d.toISOString();
   await tx.$executeRaw`

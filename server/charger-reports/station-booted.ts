@@ -1,6 +1,7 @@
 import type { DbTx } from "../db";
 import { appendEvent, type StationEvent } from "../events/append-event";
 import type { ChargerContext } from "../charging/connections";
+import { armProfileResends } from "../charging-profiles/resend-after-boot";
 
 export type BootReport = {
   vendor: string | null;
@@ -12,7 +13,8 @@ export type BootReport = {
 /**
  * What a boot records: the station's identity and firmware (a serial only when reported), and
  * `station.booted`. A boot is always accepted. SIM identifiers are never stored. One plan for the
- * message alone (`stationBooted`) and in a batch (`recordCallBatch`).
+ * message alone (`stationBooted`) and in a batch (`recordCallBatch`); both arm the re-send of the
+ * charging profiles a reboot may have lost (`armProfileResends`).
  */
 export function planBoot(charger: ChargerContext, boot: BootReport, now: Date) {
   const event: StationEvent = {
@@ -52,5 +54,6 @@ export async function stationBooted(
 ) {
   const plan = planBoot(charger, boot, now);
   await tx.station.update({ where: { id: charger.stationId }, data: plan.station });
+  await armProfileResends(tx, [charger.stationId]);
   await appendEvent({ db: tx, tenantId: charger.tenantId, ...plan.event });
 }

@@ -84,8 +84,9 @@ export const chargingProfileSet: OperationKind = {
     const chargerStatus = (outcome.result.charger_status as string | undefined) ?? null;
     const state = STATE_OF[outcome.status];
     const updated = await tx.chargingProfile.updateMany({
-      // a later set of the same ID took the row over: leave it to that one
-      where: { id, operationId: { in: [operation.id, ""] } },
+      // a later set of the same ID took the row over: leave it to that one; a TxProfile whose
+      // transaction ended meanwhile stays `ended` (the charger dropped it)
+      where: { id, operationId: { in: [operation.id, ""] }, state: { not: "ended" } },
       data: { state, chargerStatus, operationId: operation.id },
     });
     if (state !== "installed" || !updated.count || !operation.stationId) return;

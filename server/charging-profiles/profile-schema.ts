@@ -149,6 +149,7 @@ export const PROFILE_STATES = [
   "unknown",
   "replaced",
   "cleared",
+  "ended",
 ] as const;
 export type ProfileState = (typeof PROFILE_STATES)[number];
 
@@ -170,7 +171,7 @@ export const chargingProfileSchema = z.object({
   state: z
     .enum(PROFILE_STATES)
     .describe(
-      "pending: sent, no answer yet; installed: the charger accepted it; rejected: refused (by the charger, or never sent: offline); unknown: sent, no confirmed answer; replaced: a later profile took its purpose, stack level and target (or its ID); cleared: the charger cleared it (or answered it had none)",
+      "pending: sent, no answer yet; installed: the charger accepted it; rejected: refused (by the charger, or never sent: offline); unknown: sent, no confirmed answer; replaced: a later profile took its purpose, stack level and target (or its ID); cleared: the charger cleared it (or answered it had none); ended: a TxProfile whose transaction ended (the charger drops it then)",
     ),
   charger_status: z.string().nullable().describe("the charger's last answer about it"),
   operation_id: z.string().describe("the operation that last changed its state"),
