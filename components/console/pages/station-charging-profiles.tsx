@@ -39,6 +39,7 @@ const STATE_WORDS: Record<string, string> = {
   unknown: "No answer: may be installed",
   replaced: "Replaced by a later profile",
   cleared: "Cleared",
+  ended: "Ended with its session",
 };
 /** Labels of the form's fields, for the API's refusals said in words. */
 const LABELS: Record<string, string> = {
