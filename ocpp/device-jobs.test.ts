@@ -364,10 +364,10 @@ describe("batches", () => {
     expect(progress.body.total).toBe(3);
     expect(progress.body.done).toBe(2);
     expect(progress.body.by_state).toMatchObject({ installed: 1, in_progress: 1, failed: 1 });
-    expect(progress.body.jobs.map((j: any) => [j.station_id, j.state])).toEqual([
-      [chargers[0]!.station.id, "installed"],
-      [chargers[1]!.station.id, "in_progress"],
-      [chargers[2]!.station.id, "failed"],
+    expect(progress.body.jobs.map((j: any) => [j.station_id, j.station_name, j.state])).toEqual([
+      [chargers[0]!.station.id, chargers[0]!.station.name, "installed"],
+      [chargers[1]!.station.id, chargers[1]!.station.name, "in_progress"],
+      [chargers[2]!.station.id, chargers[2]!.station.name, "failed"],
     ]);
     // a stranger's station is a 404, nothing created
     const other = await aTenantWithKey();

@@ -15,6 +15,7 @@ export function ConfirmDialog({
   title,
   children,
   confirmLabel,
+  cancelLabel = "Cancel",
   danger = false,
   busy = false,
   error,
@@ -26,6 +27,8 @@ export function ConfirmDialog({
   title: string;
   children: ReactNode;
   confirmLabel: string;
+  /** the button that closes without acting ("Cancel"; say "Keep …" when the action is a cancel) */
+  cancelLabel?: string;
   danger?: boolean;
   busy?: boolean;
   error?: ReactNode;
@@ -62,7 +65,7 @@ export function ConfirmDialog({
       {error ? <div className="mt-3">{error}</div> : null}
       <div className="mt-5 flex justify-end gap-2">
         <Button onClick={onCancel} disabled={busy}>
-          Cancel
+          {cancelLabel}
         </Button>
         <Button
           variant={danger ? "danger" : "primary"}

@@ -150,7 +150,9 @@ export const deviceBatchSchema = z.object({
   total: z.number().int(),
   by_state: z.record(z.string(), z.number().int()).describe("how many jobs are in each state"),
   done: z.number().int().describe("jobs in a final state (installed, uploaded, failed, rejected)"),
-  jobs: z.array(deviceJobSchema),
+  jobs: z.array(
+    deviceJobSchema.extend({ station_name: z.string().describe("the station's name") }),
+  ),
 });
 
 type HistoryEntry = z.infer<typeof historyEntry>;

@@ -245,10 +245,14 @@ export async function readDeviceBatch(db: DbTx, tenantId: number, batchId: strin
     where: { tenantId, batchId },
     orderBy: { stationId: "asc" },
     omit: { file: true },
+    include: { station: { select: { name: true } } },
   });
   if (!jobs.length) throw notFound("device_batch");
   const now = new Date();
-  const shown = jobs.map((j) => presentDeviceJob(j, now));
+  const shown = jobs.map(({ station, ...j }) => ({
+    ...presentDeviceJob(j, now),
+    station_name: station.name,
+  }));
   const byState: Record<string, number> = {};
   for (const s of deviceJobStates) byState[s] = 0;
   for (const j of shown) byState[j.state] = (byState[j.state] ?? 0) + 1;

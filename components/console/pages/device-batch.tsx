@@ -25,7 +25,16 @@ export function DeviceBatchPage({ tenantId, batchId }: { tenantId: number; batch
         <>
           <PageHeader
             title={`${b.kind === "firmware" ? "Firmware update" : "Diagnostics"} batch`}
-            description={`${b.done} of ${b.total} done`}
+            description={
+              <span data-testid="batch-done">
+                {b.done} of {b.total} done
+              </span>
+            }
+            actions={
+              <Link className="text-sm underline" href={`/console/t/${tenantId}/device-batches`}>
+                Start another batch
+              </Link>
+            }
           />
           <Card title="Progress" testId="batch-progress">
             <div className="flex flex-wrap gap-2 text-sm">
@@ -47,7 +56,7 @@ export function DeviceBatchPage({ tenantId, batchId }: { tenantId: number; batch
                       className="underline"
                       href={`/console/t/${tenantId}/stations/${job.station_id}/device`}
                     >
-                      {job.station_id}
+                      {job.station_name}
                     </Link>
                   </td>
                   <td className={td}>

@@ -3,6 +3,7 @@
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
+import { ConfirmDialog } from "../confirm-dialog";
 import { useProject } from "../context";
 import { useV1Mutation, type V1 } from "../hooks";
 import { newRequestKey, useTRPC } from "../trpc";
@@ -55,7 +56,7 @@ function History({ job }: { job: Job }) {
     <ol className="text-xs text-slate-600 dark:text-slate-400" data-testid="job-history">
       {job.history.map((h, i) => (
         <li key={i}>
-          {h.status} <span className="text-slate-400">{when(h.at)}</span>
+          {h.status} <span className="text-slate-500 dark:text-slate-400">{when(h.at)}</span>
         </li>
       ))}
     </ol>
@@ -77,7 +78,10 @@ function Firmware({ tenantId, station }: { tenantId: number; station: Station })
     project.denied("stations:admin") ??
     (station.online ? null : "The station is offline: the charger cannot be asked.") ??
     (location.startsWith("https://") ? null : "Give the firmware's https URL.");
-  const submit = () =>
+  /** the Idempotency-Key of the update being confirmed (one per dialog: a retry is the same ask) */
+  const [confirming, setConfirming] = useState<string | null>(null);
+  const submit = () => {
+    if (!confirming) return;
     void schedule
       .run({
         params,
@@ -86,14 +90,26 @@ function Firmware({ tenantId, station }: { tenantId: number; station: Station })
           ...(retrieveAt ? { retrieve_at: new Date(retrieveAt).toISOString() } : {}),
           ...(retries ? { retries: Number(retries) } : {}),
         },
-        idempotencyKey: newRequestKey(),
+        idempotencyKey: confirming,
       })
       .then(
-        () => jobs.refetch(),
+        () => {
+          setConfirming(null);
+          return jobs.refetch();
+        },
         () => undefined,
       );
+  };
   return (
-    <Card title="Firmware" testId="firmware">
+    <Card
+      title="Firmware"
+      testId="firmware"
+      actions={
+        <Link className="text-sm underline" href={`/console/t/${tenantId}/device-batches`}>
+          For many stations at once…
+        </Link>
+      }
+    >
       <div className="mb-3 grid gap-2 sm:grid-cols-4">
         <TextField
           label="Firmware URL (https)"
@@ -115,12 +131,35 @@ function Firmware({ tenantId, station }: { tenantId: number; station: Station })
           onChange={(e) => setRetries(e.target.value)}
         />
         <div className="flex items-end">
-          <Button variant="primary" disabledReason={denied} onClick={submit}>
-            Schedule update
+          <Button
+            variant="primary"
+            disabledReason={denied}
+            onClick={() => setConfirming(newRequestKey())}
+          >
+            Schedule update…
           </Button>
         </div>
       </div>
-      {schedule.error ? <ErrorBox error={schedule.error} /> : null}
+      <ConfirmDialog
+        open={confirming !== null}
+        title={`Update the firmware of ${station.name}?`}
+        confirmLabel="Schedule update"
+        danger
+        busy={schedule.isPending}
+        error={schedule.error ? <ErrorBox error={schedule.error} /> : undefined}
+        onCancel={() => {
+          setConfirming(null);
+          schedule.reset();
+        }}
+        onConfirm={submit}
+      >
+        <p>
+          The charger downloads <strong className="break-all">{location}</strong>
+          {retrieveAt ? ` at ${new Date(retrieveAt).toLocaleString()}` : " now"}
+          {retries ? `, retrying ${retries} times,` : ""} and installs it. A scheduled update cannot
+          be called back from here.
+        </p>
+      </ConfirmDialog>
       <QueryState query={jobs}>
         {(list) =>
           list.data.length === 0 ? (

@@ -205,6 +205,7 @@ function Reservations({ tenantId, station }: { tenantId: number; station: Statio
         open={canceling !== null}
         title="Cancel this reservation?"
         confirmLabel="Cancel reservation"
+        cancelLabel="Keep it"
         danger
         busy={cancel.isPending}
         error={cancel.error ? <ErrorBox error={cancel.error} /> : undefined}
@@ -222,7 +223,8 @@ function Reservations({ tenantId, station }: { tenantId: number; station: Statio
         {canceling ? (
           <p>
             The charger is asked to free connector {canceling.reservation.connector_number} now;
-            token <strong>{canceling.reservation.token}</strong> loses its hold on it.
+            token <strong>{canceling.reservation.token}</strong> loses its hold on it. This cannot
+            be undone: holding the connector again takes a new reservation.
           </p>
         ) : null}
       </ConfirmDialog>

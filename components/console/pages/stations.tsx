@@ -11,6 +11,7 @@ import { newRequestKey, useTRPC } from "../trpc";
 import {
   Badge,
   Button,
+  buttonStyles,
   Card,
   apiError,
   Empty,
@@ -75,6 +76,9 @@ export function StationsPage({
                 client.fetchQuery(trpc.v1.listStations.queryOptions(query(after ?? 0, 100)))
               }
             />
+            <Link className={buttonStyles.secondary} href={`/console/t/${tenantId}/device-batches`}>
+              Firmware &amp; diagnostics for many…
+            </Link>
             <Button
               variant="primary"
               onClick={() => setShowForm((s) => !s)}
