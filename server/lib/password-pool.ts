@@ -44,6 +44,8 @@ export type PasswordPool = {
   hashAll: (passwords: readonly string[]) => Promise<string[]>;
   /** threads in the pool */
   size: number;
+  /** passwords waiting or being hashed */
+  backlog: () => number;
   close: () => Promise<void>;
 };
 
@@ -66,7 +68,7 @@ export function createPasswordPool(size = os.availableParallelism()): PasswordPo
       pump();
     });
     // A thread that dies (it should not) fails its job and is replaced; the queue goes on.
-    slot.worker.on("error", (error) => {
+    slot.worker.on("error", (error: Error) => {
       slot.job?.reject(error);
       slot.job = undefined;
     });
@@ -119,6 +121,7 @@ export function createPasswordPool(size = os.availableParallelism()): PasswordPo
 
   return {
     size,
+    backlog: () => queue.length + slots.filter((slot) => slot.job !== undefined).length,
     hashAll: (passwords) => Promise.all(passwords.map(hashOne)),
     close: async () => {
       closed = true;

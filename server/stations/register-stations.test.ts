@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { db } from "../db";
 import { verifyPassword } from "../lib/passwords";
 import { call, idem } from "../../testing/api";
@@ -11,7 +11,8 @@ import {
 } from "../../testing/builders";
 import { aConnectedCharger, handshake } from "../../testing/ocpp";
 import { aLiveGateway } from "../../testing/live-gateway";
-import { MAX_BULK_STATIONS } from "./register-stations";
+import { passwordPool } from "../lib/password-pool";
+import { MAX_BULK_STATIONS, MAX_HASH_BACKLOG_PER_THREAD } from "./register-stations";
 
 const gw = aLiveGateway();
 
@@ -175,6 +176,37 @@ describe("POST /v1/tenants/{tenant_id}/stations/bulk", () => {
     });
     expect(hundred.status).toBe(200);
     expect(hundred.body.created).toBe(MAX_BULK_STATIONS);
+  });
+
+  it("refuses 503 with Retry-After, registering nothing, while the hashing pool is full; the same key then succeeds", async () => {
+    const t = await aTenantWithKey();
+    const location = await aLocation(t.tenantId, t.key);
+    const body = {
+      stations: [
+        {
+          name: uniqueStationName("FU"),
+          location_id: location.id,
+          connector_count: 1,
+          password: PASSWORD,
+        },
+      ],
+    };
+    const key = idem();
+    const pool = passwordPool();
+    // the pool's gauge reads full (filling it for real would take half a minute of both cores)
+    const full = vi.spyOn(pool, "backlog").mockReturnValue(pool.size * MAX_HASH_BACKLOG_PER_THREAD);
+    try {
+      const busy = await bulk(t.tenantId, t.key, body, key);
+      expect(busy.status).toBe(503);
+      expect(busy.body.error.code).toBe("service_unavailable");
+      expect(busy.headers.get("retry-after")).toBe("5");
+    } finally {
+      full.mockRestore();
+    }
+    expect(await db().station.count({ where: { tenantId: t.tenantId } })).toBe(0);
+    const retried = await bulk(t.tenantId, t.key, body, key);
+    expect(retried.status).toBe(200);
+    expect(retried.body.created).toBe(1);
   });
 
   it("a bulk-registered station's password authenticates a strict ocpp-rpc charger (verifier and scrypt paths); a wrong one is 401", async () => {

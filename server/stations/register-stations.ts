@@ -40,6 +40,13 @@ import { registerStationBody, stationSchema } from "./station-schema";
  */
 export const MAX_BULK_STATIONS = 100;
 
+/**
+ * Passwords the pool may have waiting, per thread, before a bulk request is refused 503
+ * `service_unavailable` (Retry-After) rather than queued: about 14 s of scrypt (35 ms each here),
+ * so the hashing of an accepted request ends well inside its transaction's 30 s.
+ */
+export const MAX_HASH_BACKLOG_PER_THREAD = 400;
+
 export const bulkStationItem = z.strictObject({
   ...registerStationBody.shape,
   password: credentialsBody.shape.password
@@ -171,7 +178,15 @@ export async function registerStations({
 
   // The passwords, all at once, on the pool's threads (not this one, not libuv's).
   const withPassword = pending.filter((p) => p.input.password !== undefined);
-  const hashes = await passwordPool().hashAll(withPassword.map((p) => p.input.password!));
+  const pool = passwordPool();
+  if (withPassword.length > 0 && pool.backlog() >= pool.size * MAX_HASH_BACKLOG_PER_THREAD)
+    throw new DomainError(
+      "service_unavailable",
+      "Too many station passwords are being hashed right now; retry shortly (the same Idempotency-Key makes the retry safe).",
+      { passwords_waiting: pool.backlog() },
+      { retryAfterSeconds: 5 },
+    );
+  const hashes = await pool.hashAll(withPassword.map((p) => p.input.password!));
   const hashOf = new Map(withPassword.map((p, i) => [p.index, hashes[i]!]));
 
   // One statement: the stations, one EVSE per connector, each EVSE's connector. A name or
