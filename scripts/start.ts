@@ -7,9 +7,9 @@
  *    under a watchdog that stops it if this process dies, even by `kill -9` (a server an earlier
  *    start left running is stopped first: server/db/embedded.ts);
  * 4. apply migrations;
- * 5. run the web process (scripts/web-server.ts) and the OCPP gateway (`ocpp/main.ts`; OCPP_PROCESSES
- *    of them on one port: scripts/gateways.ts), and build
- *    the console meanwhile when its sources changed since the last build (scripts/console-build.ts):
+ * 5. run the web process (scripts/web-server.ts) and the OCPP gateway (`ocpp/main.ts`;
+ *    OCPP_PROCESSES of them on one port: scripts/gateways.ts), and build the console meanwhile
+ *    when its sources changed since the last build (scripts/console-build.ts):
  *    /v1 and the gateway answer within seconds, the console's pages answer a "starting" page until
  *    its build is done. Any process that dies later is started again (scripts/supervise.ts)
  *    while the others keep running; all stop by themselves if this process dies;
