@@ -16,6 +16,10 @@ const BENCHMARKS: Record<string, { what: string; run: string }> = {
     what: "what counting /v1 requests for team usage costs: per count, req/s with and without, a flush",
     run: "BENCH_SECONDS=2 BENCH_CONCURRENCY=16 npm run bench -- api-requests",
   },
+  "bulk-onboarding": {
+    what: "a fleet with passwords registered through POST /stations/bulk vs the single routes (sequential and concurrent): stations per second",
+    run: "BENCH_STATIONS=3000 npm run bench -- bulk-onboarding",
+  },
   pricing: {
     what: "pricing a 24-hour session against a complex tariff (argument: runs)",
     run: "npm run bench -- pricing 300",

@@ -4,7 +4,7 @@
  * own jobs on its queue. Run N copies against one database: the jobs table shares the work among
  * them.
  */
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, ListenOptions, Server } from "node:net";
 // every domain's operation kinds and charger-transaction hooks, before anything uses them
 import "../server/domains";
 import { BACKGROUND_JOBS } from "../server/background-jobs";
@@ -22,6 +22,21 @@ import { startSandboxHost } from "./sandbox/host";
 
 /** Connections the kernel may hold for the gateway to accept. */
 const OCPP_ACCEPT_BACKLOG = 4_096;
+
+/**
+ * Listens, or fails the start: a port taken (EADDRINUSE) ends the process with its error instead
+ * of leaving it running without a listener (the process-wide uncaughtException handler below would
+ * otherwise swallow the server's "error" event).
+ */
+function listen(server: Server, options: ListenOptions): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+}
 
 async function main() {
   const config = envOrExit();
@@ -58,9 +73,11 @@ async function main() {
   // A reconnect storm opens thousands of connections at once: past the accept queue (Node's
   // default 511) the kernel drops them and each charger waits out a TCP retransmit. The kernel
   // caps this at net.core.somaxconn.
-  await new Promise<void>((resolve) =>
-    server.listen({ port: config.ocppPort, backlog: OCPP_ACCEPT_BACKLOG }, resolve),
-  );
+  // Several gateway processes (OCPP_PROCESSES, started by `npm start`) each listen on the same
+  // ports with SO_REUSEPORT: the kernel spreads new connections among them, and a process that
+  // dies takes only its own chargers with it (ARCHITECTURE.md, "Several gateway processes").
+  const reusePort = config.ocppProcesses > 1;
+  await listen(server, { port: config.ocppPort, backlog: OCPP_ACCEPT_BACKLOG, reusePort });
   const domainTls = config.ocppDomains.tlsPort
     ? createDomainTlsServer({
         gateway,
@@ -70,17 +87,14 @@ async function main() {
       })
     : null;
   if (domainTls)
-    await new Promise<void>((resolve) =>
-      domainTls.listen(
-        { port: config.ocppDomains.tlsPort ?? 443, backlog: OCPP_ACCEPT_BACKLOG },
-        resolve,
-      ),
-    );
+    await listen(domainTls, {
+      port: config.ocppDomains.tlsPort ?? 443,
+      backlog: OCPP_ACCEPT_BACKLOG,
+      reusePort,
+    });
   const challenges = config.ocppDomains.httpChallengePort ? createAcmeChallengeServer(db()) : null;
   if (challenges)
-    await new Promise<void>((resolve) =>
-      challenges.listen({ port: config.ocppDomains.httpChallengePort ?? 80 }, resolve),
-    );
+    await listen(challenges, { port: config.ocppDomains.httpChallengePort ?? 80, reusePort });
   // The sandbox's virtual chargers connect to this very listener, on loopback, as chargers do.
   const { port } = server.address() as AddressInfo;
   const sandbox = await startSandboxHost({
@@ -96,7 +110,12 @@ async function main() {
     domains_tls_port: config.ocppDomains.tlsPort,
     gateway_id: gateway.id,
     job_runner: jobs.id,
+    reuse_port: reusePort,
   });
+  // Under `npm start`: tells the supervisor this process listens (with several processes on one
+  // port, a probe of /health reaches whichever the kernel picks, so each says so itself).
+  if (process.connected)
+    process.send?.({ ocpp: "listening", gateway_id: gateway.id, pid: process.pid });
 
   let stopping = false;
   const shutdown = async (signal: NodeJS.Signals | "supervisor gone") => {
@@ -148,4 +167,10 @@ for (const stream of [process.stdout, process.stderr]) stream.on("error", () => 
 process.on("unhandledRejection", (error) => log.error("unhandled rejection", { error }));
 process.on("uncaughtException", (error) => log.error("uncaught exception", { error }));
 
-await main();
+// A start that fails (a port taken, the database gone) ends the process with exit code 1, so the
+// supervisor sees it (scripts/supervise.ts); the handlers above would otherwise keep it running
+// with nothing listening.
+await main().catch((error: unknown) => {
+  log.error("ocpp gateway failed to start", { error });
+  process.exit(1);
+});

@@ -7,11 +7,12 @@
  *    under a watchdog that stops it if this process dies, even by `kill -9` (a server an earlier
  *    start left running is stopped first: server/db/embedded.ts);
  * 4. apply migrations;
- * 5. run the web process (scripts/web-server.ts) and the OCPP gateway (`ocpp/main.ts`), and build
- *    the console meanwhile when its sources changed since the last build (scripts/console-build.ts):
+ * 5. run the web process (scripts/web-server.ts) and the OCPP gateway (`ocpp/main.ts`;
+ *    OCPP_PROCESSES of them on one port: scripts/gateways.ts), and build the console meanwhile
+ *    when its sources changed since the last build (scripts/console-build.ts):
  *    /v1 and the gateway answer within seconds, the console's pages answer a "starting" page until
- *    its build is done. Either process that dies later is started again (scripts/supervise.ts)
- *    while the other keeps running; both stop by themselves if this process dies;
+ *    its build is done. Any process that dies later is started again (scripts/supervise.ts)
+ *    while the others keep running; all stop by themselves if this process dies;
  * 6. on Ctrl-C (or SIGTERM, SIGHUP, or the end of the `npm` process that ran this one) stop both,
  *    then PostgreSQL. PostgreSQL runs in its own session, so the terminal's Ctrl-C reaches only
  *    this process and its children: the gateway still records its stop and its stations'
@@ -29,6 +30,7 @@ import { envOrExit, type Env } from "../server/env";
 import { isRunning, processInfo, type ProcessId } from "../server/lib/processes";
 import { buildConsole, consoleBuilt, type ConsoleBuild } from "./console-build";
 import { claimLock } from "./lock-file";
+import { superviseGateways } from "./gateways";
 import { supervise, type Supervised } from "./supervise";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
@@ -243,21 +245,16 @@ async function main() {
           stdio: ["ignore", "pipe", "pipe", "ipc"],
         }),
     });
-    // Node with tsx's loader rather than the tsx command: one process per gateway, so the pid in
-    // the log is the one holding the chargers (a killed tsx wrapper would orphan it).
-    const ocpp = supervise({
-      name: "ocpp",
-      labelWidth: 5,
+    // OCPP_PROCESSES gateway processes on the one port, each kept up on its own
+    // (scripts/gateways.ts).
+    const gateways = superviseGateways({
+      count: config.ocppProcesses,
+      env: childEnv,
       log: say,
-      onStart: started("ocpp"),
-      start: () =>
-        spawn(process.execPath, ["--conditions=react-server", "--import", "tsx", "ocpp/main.ts"], {
-          cwd: ROOT,
-          env: childEnv,
-          stdio: ["ignore", "pipe", "pipe", "ipc"],
-        }),
+      labelWidth: 5,
+      onStart: (name, child) => started(name)(child),
     });
-    children.push(web, ocpp);
+    children.push(web, ...gateways.processes.map((p) => p.supervised));
     build = buildConsole({
       log: say,
       about: { publicBaseUrl: config.publicBaseUrl, dataDir: path.resolve(config.dataDir) },
@@ -265,16 +262,12 @@ async function main() {
     // A failed build stops the start (below); until then it must not count as unhandled.
     build.done.catch(() => {});
     await waitFor(`http://127.0.0.1:${config.port}/v1/health`, web, "web");
-    await waitFor(`http://127.0.0.1:${config.ocppPort}/health`, ocpp, "ocpp");
+    await gateways.waitListening();
     // A process that cannot come up at all fails the start with its own error; one that dies
-    // after both answered is started again.
-    for (const [child, name] of [
-      [web, "web"],
-      [ocpp, "ocpp"],
-    ] as const) {
-      if (child.deaths() > 0) throw new Error(`${name} exited during start-up`);
-      child.keepUp();
-    }
+    // after all answered is started again.
+    if (web.deaths() > 0) throw new Error("web exited during start-up");
+    web.keepUp();
+    gateways.keepUp();
     console.log(`API:      ${config.publicBaseUrl}/v1`);
     console.log(`OCPP:     ${config.ocppPublicUrl}/ocpp/<station name>`);
     if (!built)

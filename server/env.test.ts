@@ -7,6 +7,7 @@ describe("configuration", () => {
     expect(env).toMatchObject({
       port: 3000,
       ocppPort: 9000,
+      ocppProcesses: 1,
       serviceEnv: "development",
       databaseUrl: undefined,
     });
@@ -25,6 +26,9 @@ describe("configuration", () => {
     ["PORT", "abc"],
     ["PORT", "70000"],
     ["OCPP_PORT", "0"],
+    ["OCPP_PROCESSES", "0"],
+    ["OCPP_PROCESSES", "1.5"],
+    ["OCPP_PROCESSES", "65"],
     ["DATABASE_URL", "mysql://x"],
     ["PUBLIC_BASE_URL", "ftp://x"],
     ["PUBLIC_BASE_URL", "https://cp.example.com/charge"],

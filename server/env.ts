@@ -33,6 +33,12 @@ const url = (protocols: string[]) =>
 const schema = z.object({
   PORT: port(3000),
   OCPP_PORT: port(9000),
+  OCPP_PROCESSES: z.coerce
+    .number({ error: "must be a whole number from 1 to 64" })
+    .int("must be a whole number from 1 to 64")
+    .min(1, "must be a whole number from 1 to 64")
+    .max(64, "must be a whole number from 1 to 64")
+    .default(1),
   DATABASE_URL: url(["postgres:", "postgresql:"]).optional(),
   DATA_DIR: z.string().min(1, "must not be empty").default(".data"),
   PUBLIC_BASE_URL: url(["http:", "https:"])
@@ -160,6 +166,12 @@ const schema = z.object({
 export type Env = {
   port: number;
   ocppPort: number;
+  /**
+   * gateway processes `npm start` runs on the one database, all listening on OCPP_PORT (and the
+   * custom-domain ports) with SO_REUSEPORT: the kernel spreads new connections among them
+   * (ARCHITECTURE.md, "Several gateway processes")
+   */
+  ocppProcesses: number;
   databaseUrl: string | undefined;
   dataDir: string;
   publicBaseUrl: string;
@@ -318,6 +330,7 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
   return {
     port: e.PORT,
     ocppPort: e.OCPP_PORT,
+    ocppProcesses: e.OCPP_PROCESSES,
     databaseUrl: e.DATABASE_URL,
     dataDir: path.resolve(e.DATA_DIR),
     publicBaseUrl,

@@ -9,8 +9,8 @@ const scrypt = promisify(crypto.scrypt) as (
 ) => Promise<Buffer>;
 
 /** scrypt (memory-hard) parameters: N=2^14, r=8, p=1 — about 16 MiB and a few ms per check. */
-const PARAMS = { N: 16384, r: 8, p: 1, maxmem: 64 * 1024 * 1024 };
-const KEY_LENGTH = 32;
+export const PARAMS = { N: 16384, r: 8, p: 1, maxmem: 64 * 1024 * 1024 };
+export const KEY_LENGTH = 32;
 
 /** `scrypt$N$r$p$<salt b64>$<hash b64>` */
 export async function hashPassword(password: string | Buffer): Promise<string> {

@@ -6,6 +6,13 @@ import { listStations } from "../../stations/list-stations";
 import { moveStation } from "../../stations/move-station";
 import { registerStation } from "../../stations/register-station";
 import {
+  MAX_BULK_STATIONS,
+  registerStations,
+  registerStationsBody,
+  registerStationsBodyDoc,
+  registerStationsResponse,
+} from "../../stations/register-stations";
+import {
   listStationsQuery,
   moveStationBody,
   registerStationBody,
@@ -67,6 +74,26 @@ export const stationRoutes = [
     ],
     handler: async ({ params, body, db }) => ({
       body: await registerStation({ tenantId: params.tenant_id, input: body, db }),
+    }),
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/v1/tenants/{tenant_id}/stations/bulk",
+    operationId: "registerStations",
+    summary: "Register a fleet of stations",
+    description: `Registers up to ${MAX_BULK_STATIONS} stations in one request, each as \`POST /stations\` would, with an optional initial OCPP connection \`password\` (stored as the credentials route stores one for an offline station: scrypt, with its keyed verifier). Each item stands alone: the valid ones are registered and each refused one is answered in its place with the status and \`error\` (\`{ code, message, details }\`) the single registration would give it (422 \`validation_failed\` naming \`stations.<index>.<field>\`, 422 \`location_not_found\`, 409 \`station_name_taken\`, also for a name repeated in the request, 409 \`external_reference_taken\`). The answer is 200 with one result per item, in order; the Idempotency-Key replays it exactly, refused items included (send them again, fixed, under a new key). Refused as a whole, nothing registered: a body that is not 1 to ${MAX_BULK_STATIONS} items (422), and 402 \`billing_suspended\`.`,
+    tag,
+    auth: "tenant",
+    scopes: ["stations:write"],
+    params: tenantParams,
+    body: registerStationsBody,
+    bodyDoc: registerStationsBodyDoc,
+    idempotency: "required",
+    status: 200,
+    response: registerStationsResponse,
+    errors: ["billing_suspended"],
+    handler: async ({ params, body, db }) => ({
+      body: await registerStations({ tenantId: params.tenant_id, items: body.stations, db }),
     }),
   }),
   defineRoute({
