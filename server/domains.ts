@@ -30,6 +30,7 @@ import { startSessionsOnReady } from "./sandbox/charger-ready";
 import { sandboxTransactionHooks } from "./sandbox/transaction-hooks";
 import { stationTransactionStatus } from "./operations/kinds/transaction-status";
 import { sessionTransactionHooks } from "./sessions/charger-hooks";
+import { siteLimitTransactionHooks } from "./site-limits/transaction-hooks";
 import { stationConfigurationChange } from "./stations/operation-kinds/configuration-change";
 import { stationConfigurationRead } from "./stations/operation-kinds/configuration-read";
 import { externalStart } from "./sessions/operation-kinds/external-start";
@@ -69,8 +70,13 @@ registerOperationKinds([
 ]);
 
 // In this order: a session's hooks (external or sandbox) read what its bill's decided (whether it
-// took the transaction, whether it ended).
-registerTransactionHooks([billTransactionHooks, sessionTransactionHooks, sandboxTransactionHooks]);
+// took the transaction, whether it ended). A site limit's only asks for its recomputation.
+registerTransactionHooks([
+  billTransactionHooks,
+  sessionTransactionHooks,
+  sandboxTransactionHooks,
+  siteLimitTransactionHooks,
+]);
 
 // A sandbox station's virtual charger is ready: its starting sessions start now.
 registerSandboxChargerHooks([startSessionsOnReady]);

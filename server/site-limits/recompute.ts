@@ -1,0 +1,257 @@
+import type { Db, DbTx } from "../db";
+import { inTransaction } from "../db/retry";
+import { installChargingProfile } from "../charging-profiles/charging-profiles";
+import { appendEvent } from "../events/append-event";
+import { plan, type ProfileState, type Session } from "./allocate";
+import type { ConnectorOverride } from "./limit-schema";
+import { readPowerLimitState } from "./power-limit-state";
+import { recomputeTarget } from "./trigger";
+
+/** The OCPP chargingProfileId of a connector's site-limit TxProfile: this plus its 1.6 number. */
+export const SITE_LIMIT_PROFILE_BASE = 1_000_000;
+/** The stack level of the site-limit TxProfiles. */
+export const SITE_LIMIT_STACK_LEVEL = 9;
+export const SITE_LIMIT_SOURCE = "site_limit";
+
+type LimitRow = {
+  location_id: number;
+  tenant_id: number;
+  max_power_w: number;
+  voltage_v: number;
+  min_power_w: number;
+  connector_max_power_w: number;
+  phases: number;
+  overrides: ConnectorOverride[];
+};
+
+type OpenSession = {
+  transaction_id: number;
+  connector_id: number;
+  station_id: number;
+  connector_number: number;
+  started_at: Date;
+  power_kw: string | null;
+  online: boolean;
+};
+
+type AllocationRow = {
+  connector_id: number;
+  transaction_id: number;
+  allocated_w: number;
+  allocated_deci_a: number;
+  sent_w: number | null;
+  sent_deci_a: number | null;
+  believed_w: number;
+  confirmed: boolean;
+  held_back_w: number;
+  draw_w: number | null;
+  profile_state: string | null;
+  profile_status: string | null;
+  profile_tx: string | null;
+};
+
+/** The connector's minimum, maximum and phases: the limit's defaults, or its override. */
+export function connectorConfig(limit: LimitRow, connectorId: number) {
+  const o = limit.overrides.find((x) => x.connector_id === connectorId);
+  return {
+    minW: o?.min_power_w ?? limit.min_power_w,
+    maxW: o?.max_power_w ?? limit.connector_max_power_w,
+    phases: (o?.phases ?? limit.phases) as 1 | 3,
+  };
+}
+
+/**
+ * Recomputes a location's shares and sends what changed (README.md): one transaction, which locks
+ * the limit row first (so one recomputation of a location runs at a time; the limit row comes
+ * before stations in the lock order) and each station it sends to (in id order, through
+ * `installChargingProfile`), and appends `location.power_allocation_changed` last when a share
+ * changed. Nothing is sent from here: the operations it creates are dispatched after commit.
+ * `jobId`: the job running it; the location's other queued recomputations are dropped first,
+ * since this one reads after they were committed and so covers them.
+ */
+export async function recomputeLocation(db: Db, locationId: number, jobId?: string) {
+  if (jobId)
+    await db.$executeRaw`
+      DELETE FROM jobs
+       WHERE name = ${recomputeTarget.id} AND status = 'queued' AND id <> ${jobId}
+         AND payload->>'locationId' = ${String(locationId)}`;
+  return inTransaction(db, (tx) => recomputeIn(tx, locationId), { timeout: 30_000 });
+}
+
+async function recomputeIn(tx: DbTx, locationId: number) {
+  const [limit] = await tx.$queryRaw<LimitRow[]>`
+    SELECT location_id, tenant_id, max_power_w, voltage_v, min_power_w, connector_max_power_w,
+           phases, overrides
+      FROM site_power_limits WHERE location_id = ${locationId} FOR UPDATE`;
+  if (!limit) return { sent: 0, changed: false };
+  // the running session of each covered connector (the latest, should a stale one be left open)
+  const open = await tx.$queryRaw<OpenSession[]>`
+    SELECT DISTINCT ON (t.connector_id)
+           t.id AS transaction_id, t.connector_id, t.station_id, c.connector_number,
+           COALESCE(t.started_at, t.created_at) AS started_at, s.gateway_id IS NOT NULL AS online,
+           (SELECT m.power_kw FROM meter_samples m
+             WHERE m.transaction_id = t.id AND m.power_kw IS NOT NULL
+             ORDER BY m.sampled_at DESC LIMIT 1) AS power_kw
+      FROM stations s
+      JOIN site_power_limits l ON l.location_id = s.location_id
+      JOIN transactions t ON t.station_id = s.id AND t.ended_at IS NULL
+      JOIN connectors c ON c.id = t.connector_id
+     WHERE s.location_id = ${locationId} AND (l.covers_all OR s.id = ANY(l.station_ids))
+     ORDER BY t.connector_id, COALESCE(t.started_at, t.created_at) DESC`;
+  const existing = await tx.$queryRaw<AllocationRow[]>`
+    SELECT a.connector_id, a.transaction_id, a.allocated_w, a.allocated_deci_a, a.sent_w,
+           a.sent_deci_a, a.believed_w, a.confirmed, a.held_back_w, a.draw_w,
+           cp.state AS profile_state, cp.charger_status AS profile_status, cp.profile->'transaction'->>'id' AS profile_tx
+      FROM site_power_allocations a
+      LEFT JOIN charging_profiles cp
+        ON cp.station_id = a.station_id AND cp.charging_profile_id = a.charging_profile_id
+     WHERE a.location_id = ${locationId}`;
+  const before = new Map(existing.map((r) => [r.connector_id, r]));
+
+  const sessions: (Session & { o: OpenSession })[] = open.map((o) => {
+    const cfg = connectorConfig(limit, o.connector_id);
+    const row = before.get(o.connector_id);
+    const same = row && row.transaction_id === o.transaction_id;
+    const drawW = o.power_kw === null ? null : Math.round(Number(o.power_kw) * 1000);
+    let state: ProfileState | null = null;
+    let believedW = cfg.maxW;
+    let sentDeciA: number | null = null;
+    let confirmed = false;
+    if (same) {
+      believedW = row.believed_w;
+      confirmed = row.confirmed;
+      sentDeciA = row.sent_deci_a;
+      if (row.sent_w !== null && row.profile_tx === String(o.transaction_id)) {
+        state = (row.profile_state as ProfileState | null) ?? null;
+        if (state === "rejected" && row.profile_status === null) {
+          // never delivered (the station was offline, or the charger's protocol refused it): the
+          // charger runs on what it had; sent again once it is online
+          state = null;
+          sentDeciA = null;
+        } else if (state === "installed") {
+          believedW = row.sent_w;
+          confirmed = true;
+        } else if (state === "unknown") believedW = Math.max(row.believed_w, row.sent_w);
+        else if (state !== "pending" && state !== "rejected") state = null; // replaced or cleared
+      }
+    }
+    return {
+      key: o.connector_id,
+      startedAt: o.started_at,
+      drawW,
+      state,
+      sentDeciA,
+      believedW,
+      confirmed,
+      online: o.online,
+      ...cfg,
+      o,
+    };
+  });
+
+  const p = plan(limit.max_power_w, limit.voltage_v, sessions);
+  const sends = new Map(p.send.map((s) => [s.key, s]));
+  let changed = existing.length !== sessions.length;
+
+  // rows of sessions that ended or are no longer covered
+  const keep = sessions.map((s) => s.key);
+  await tx.sitePowerAllocation.deleteMany({
+    where: { locationId, connectorId: { notIn: keep } },
+  });
+  for (const s of sessions) {
+    const share = p.shares.find((x) => x.key === s.key)!;
+    const send = sends.get(s.key);
+    const row = before.get(s.key);
+    if (
+      !row ||
+      row.transaction_id !== s.o.transaction_id ||
+      row.allocated_w !== share.allocatedW ||
+      row.held_back_w !== share.heldBackW
+    )
+      changed = true;
+    const fields = {
+      tenantId: limit.tenant_id,
+      locationId,
+      stationId: s.o.station_id,
+      transactionId: s.o.transaction_id,
+      transactionStart: s.startedAt,
+      chargingProfileId: SITE_LIMIT_PROFILE_BASE + s.o.connector_number,
+      minPowerW: s.minW,
+      maxPowerW: s.maxW,
+      phases: s.phases,
+      allocatedW: share.allocatedW,
+      allocatedDeciA: share.deciA,
+      believedW: s.believedW,
+      confirmed: s.confirmed,
+      heldBackW: share.heldBackW,
+      drawW: s.drawW,
+      ...(send
+        ? { sentW: send.w, sentDeciA: send.deciA }
+        : row && row.transaction_id === s.o.transaction_id
+          ? {}
+          : { sentW: null, sentDeciA: null }),
+    };
+    await tx.sitePowerAllocation.upsert({
+      where: { connectorId: s.key },
+      create: { connectorId: s.key, ...fields },
+      update: fields,
+    });
+  }
+  // the sends, by station id (stations are locked in id order)
+  const ordered = sessions
+    .filter((s) => sends.has(s.key))
+    .sort((a, b) => a.o.station_id - b.o.station_id || a.key - b.key);
+  for (const s of ordered) {
+    const send = sends.get(s.key)!;
+    await installChargingProfile({
+      db: tx,
+      tenantId: limit.tenant_id,
+      stationId: s.o.station_id,
+      apiKeyId: null,
+      source: SITE_LIMIT_SOURCE,
+      input: {
+        purpose: "TxProfile",
+        stack_level: SITE_LIMIT_STACK_LEVEL,
+        kind: "Relative",
+        charging_profile_id: SITE_LIMIT_PROFILE_BASE + s.o.connector_number,
+        transaction_id: s.o.transaction_id,
+        schedule: {
+          unit: "A",
+          periods: [{ start: 0, limit: send.deciA / 10, phases: s.phases }],
+        },
+      },
+    });
+  }
+  if (changed) {
+    const state = await readPowerLimitState(tx, limit.tenant_id, locationId);
+    if (state)
+      await appendEvent({
+        db: tx,
+        tenantId: limit.tenant_id,
+        type: "location.power_allocation_changed",
+        resourceId: locationId,
+        data: {
+          location_id: locationId,
+          max_power_w: state.max_power_w,
+          allocated_w: state.allocated_w,
+          live_power_w: state.live_power_w,
+          allocations: state.allocations,
+        },
+      });
+  }
+  return { sent: ordered.length, changed };
+}
+
+/** Every limited location's recomputation, asked for at once (the gateway's start, the sweep). */
+export async function requestAllRecomputes(db: Db) {
+  await db.$executeRaw`
+    WITH inserted AS (
+      INSERT INTO jobs (id, name, queue, payload, run_at)
+      SELECT ${recomputeTarget.id} || ':sweep:' || location_id || ':' || floor(extract(epoch FROM now()) * 1000)::bigint,
+             ${recomputeTarget.id}, ${recomputeTarget.queue},
+             jsonb_build_object('locationId', location_id), now()
+        FROM site_power_limits
+      ON CONFLICT (id) DO NOTHING
+      RETURNING queue)
+    SELECT pg_notify('jobs', queue) FROM inserted LIMIT 1`;
+}
