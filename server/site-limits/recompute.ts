@@ -6,6 +6,7 @@ import { plan, type ProfileState, type Session } from "./allocate";
 import type { ConnectorOverride } from "./limit-schema";
 import { readPowerLimitState } from "./power-limit-state";
 import { recomputeTarget } from "./trigger";
+import { enqueue } from "../jobs/enqueue";
 
 /** The OCPP chargingProfileId of a connector's site-limit TxProfile: this plus its 1.6 number. */
 export const SITE_LIMIT_PROFILE_BASE = 1_000_000;
@@ -69,21 +70,53 @@ export function connectorConfig(limit: LimitRow, connectorId: number) {
  * `jobId`: the job running it; the location's other queued recomputations are dropped first,
  * since this one reads after they were committed and so covers them.
  */
-export async function recomputeLocation(db: Db, locationId: number, jobId?: string) {
-  if (jobId)
+export async function recomputeLocation(
+  db: Db,
+  locationId: number,
+  job?: { jobId: string; followUp: boolean },
+) {
+  if (job)
     await db.$executeRaw`
       DELETE FROM jobs
-       WHERE name = ${recomputeTarget.id} AND status = 'queued' AND id <> ${jobId}
+       WHERE name = ${recomputeTarget.id} AND status = 'queued' AND id <> ${job.jobId}
          AND payload->>'locationId' = ${String(locationId)}`;
-  return inTransaction(db, (tx) => recomputeIn(tx, locationId), { timeout: 30_000 });
+  const done = await inTransaction(db, (tx) => recomputeIn(tx, locationId, !job?.followUp), {
+    timeout: 30_000,
+  });
+  if (done !== "busy") return done;
+  // Another recomputation holds the location: one follow-up runs after it (every request arriving
+  // meanwhile names the same one, by the count it will commit), reading what it did not see.
+  const [row] = await db.$queryRaw<{ computed_count: number }[]>`
+    SELECT computed_count FROM site_power_limits WHERE location_id = ${locationId}`;
+  if (row)
+    await enqueue(
+      db,
+      recomputeTarget,
+      { locationId, after: row.computed_count },
+      { key: `${locationId}:after:${row.computed_count}` },
+    );
+  return { sent: 0, changed: false };
 }
 
-async function recomputeIn(tx: DbTx, locationId: number) {
-  const [limit] = await tx.$queryRaw<LimitRow[]>`
-    SELECT location_id, tenant_id, max_power_w, voltage_v, min_power_w, connector_max_power_w,
-           phases, overrides
-      FROM site_power_limits WHERE location_id = ${locationId} FOR UPDATE`;
-  if (!limit) return { sent: 0, changed: false };
+async function recomputeIn(tx: DbTx, locationId: number, skipWhenBusy: boolean) {
+  const [limit] = skipWhenBusy
+    ? await tx.$queryRaw<LimitRow[]>`
+        SELECT location_id, tenant_id, max_power_w, voltage_v, min_power_w, connector_max_power_w,
+               phases, overrides
+          FROM site_power_limits WHERE location_id = ${locationId} FOR UPDATE SKIP LOCKED`
+    : await tx.$queryRaw<LimitRow[]>`
+        SELECT location_id, tenant_id, max_power_w, voltage_v, min_power_w, connector_max_power_w,
+               phases, overrides
+          FROM site_power_limits WHERE location_id = ${locationId} FOR UPDATE`;
+  if (!limit) {
+    if (!skipWhenBusy) return { sent: 0, changed: false };
+    const [exists] = await tx.$queryRaw<{ n: number }[]>`
+      SELECT 1 AS n FROM site_power_limits WHERE location_id = ${locationId}`;
+    return exists ? ("busy" as const) : { sent: 0, changed: false };
+  }
+  await tx.$executeRaw`
+    UPDATE site_power_limits SET computed_count = computed_count + 1
+     WHERE location_id = ${locationId}`;
   // the running session of each covered connector (the latest, should a stale one be left open)
   const open = await tx.$queryRaw<OpenSession[]>`
     SELECT DISTINCT ON (t.connector_id)

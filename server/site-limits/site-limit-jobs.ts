@@ -12,8 +12,11 @@ import { recomputeTarget } from "./trigger";
 export const recomputeJob = defineJob({
   ...recomputeTarget,
   retry: { maxAttempts: 5, backoff: (attempt) => 200 * attempt },
-  handler: async ({ locationId }, ctx) => {
-    await recomputeLocation(ctx.db, locationId, ctx.jobId);
+  handler: async ({ locationId, after }, ctx) => {
+    await recomputeLocation(ctx.db, locationId, {
+      jobId: ctx.jobId,
+      followUp: after !== undefined,
+    });
   },
 });
 

@@ -4,9 +4,13 @@ import { DEFAULT_QUEUE } from "../jobs/define-job";
 import { enqueue, type JobTarget } from "../jobs/enqueue";
 
 /** The recomputation of a location's shares (its handler: `./site-limit-jobs.ts`). */
-export const recomputeTarget: JobTarget<{ locationId: number }> = {
+export const recomputeTarget: JobTarget<{ locationId: number; after?: number | undefined }> = {
   id: "site_limits.recompute",
-  payload: z.object({ locationId: z.number().int().positive() }),
+  payload: z.object({
+    locationId: z.number().int().positive(),
+    /** a follow-up: runs after the recomputation that commits `after + 1` (waits for its lock) */
+    after: z.number().int().min(0).optional(),
+  }),
   queue: DEFAULT_QUEUE,
 };
 

@@ -10,6 +10,7 @@ CREATE TABLE "site_power_limits" (
     "connector_max_power_w" INTEGER NOT NULL,
     "phases" INTEGER NOT NULL,
     "overrides" JSONB NOT NULL DEFAULT '[]',
+    "computed_count" INTEGER NOT NULL DEFAULT 0,
     "created_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
     "updated_at" TIMESTAMPTZ(3) NOT NULL,
 
