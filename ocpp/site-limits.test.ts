@@ -15,8 +15,7 @@ type Protocol = "ocpp1.6" | "ocpp2.0.1";
 /** What a charger's SetChargingProfile says: the limit in W (A × phases × 230) and its transaction. */
 function profileOf(protocol: Protocol, params: Record<string, any>) {
   const profile = protocol === "ocpp1.6" ? params.csChargingProfiles : params.chargingProfile;
-  const schedule =
-    protocol === "ocpp1.6" ? profile.chargingSchedule : (profile.chargingSchedule[0] as any);
+  const schedule = protocol === "ocpp1.6" ? profile.chargingSchedule : profile.chargingSchedule[0];
   const period = schedule.chargingSchedulePeriod[0];
   expect(schedule.chargingRateUnit).toBe("A");
   expect(profile.chargingProfilePurpose).toBe("TxProfile");
@@ -74,10 +73,7 @@ async function aSite(gw: { url: string }, n: number, rejecters: number[] = []) {
     }),
   );
   const sum = () =>
-    chargers.reduce(
-      (s, c) => s + (c.transaction === null ? 0 : c.rejected ? MAX : c.accepted),
-      0,
-    );
+    chargers.reduce((s, c) => s + (c.transaction === null ? 0 : c.rejected ? MAX : c.accepted), 0);
   const connect = async (c: (typeof chargers)[number], url = gw.url) => {
     c.client = await aConnectedCharger({ url }, c.station, c.password, c.protocol, (client) => {
       client.handle("SetChargingProfile", ({ params }) => {
