@@ -3,8 +3,11 @@ import { resourceId } from "../lib/int4";
 
 const watts = (max: number) => z.number().int().min(0).max(max);
 const phases = z
-  .union([z.literal(1), z.literal(3)])
-  .describe("1 or 3: how many phases the connector's current is sent for");
+  .number()
+  .int()
+  .min(1)
+  .max(3)
+  .describe("1 or 3: how many phases the connector's current is sent for (2 is refused)");
 
 const connectorFields = {
   min_power_w: watts(1_000_000).describe(

@@ -28,7 +28,10 @@ describe("site power limits through the API", () => {
     };
     expect(await fields({ max_power_w: 0 })).toContain("max_power_w");
     expect(await fields({ max_power_w: 1.5 })).toContain("max_power_w");
-    expect(await fields({ max_power_w: 50_000, connector_defaults: { phases: 2 } })).toContain(
+    expect(await fields({ max_power_w: 50_000, connector_defaults: { phases: 2 } })).toEqual([
+      "connector_defaults.phases",
+    ]);
+    expect(await fields({ max_power_w: 50_000, connector_defaults: { phases: 4 } })).toContain(
       "connector_defaults.phases",
     );
     expect(

@@ -50,6 +50,8 @@ export async function putPowerLimit({
     (stationIds ?? [...own.keys()]).flatMap((id) => own.get(id)?.connectors.map((c) => c.id) ?? []),
   );
   const d = input.connector_defaults;
+  if (d.phases === 2)
+    issues.push({ field: "connector_defaults.phases", message: "must be 1 or 3" });
   if (d.min_power_w > d.max_power_w)
     issues.push({
       field: "connector_defaults.min_power_w",
@@ -63,6 +65,8 @@ export async function putPowerLimit({
         message: "names a connector already overridden",
       });
     seen.add(o.connector_id);
+    if (o.phases === 2)
+      issues.push({ field: `connector_overrides.${i}.phases`, message: "must be 1 or 3" });
     if (!covered.has(o.connector_id))
       issues.push({
         field: `connector_overrides.${i}.connector_id`,
