@@ -348,6 +348,61 @@ describe("site power limits with strict OCPP 1.6 and 2.0.1 chargers", () => {
   });
 });
 
+describe("site power limits following the measured draw", () => {
+  it("gives what a car does not draw to the others, and gives it back when its draw comes up", async () => {
+    const gw = await startTestGateway({ jobs: [recomputeJob] });
+    const site = await aSite(gw, 2);
+    try {
+      await call("PUT", site.base, {
+        key: site.operator,
+        idempotencyKey: idem(),
+        body: { max_power_w: 20_000 },
+      });
+      const [a, b] = site.chargers;
+      for (const c of [a!, b!]) {
+        const t0 = performance.now();
+        await site.start(c);
+        await site.settled(t0);
+      }
+      expect(a!.accepted).toBeCloseTo(share(10_000), 6);
+      expect(b!.accepted).toBeCloseTo(share(10_000), 6);
+      const draw = async (w: number) => {
+        const t0 = performance.now();
+        await a!.client.call("MeterValues", {
+          connectorId: 1,
+          transactionId: Number(a!.transaction),
+          meterValue: [
+            {
+              timestamp: new Date().toISOString(),
+              sampledValue: [{ value: String(w), measurand: "Power.Active.Import", unit: "W" }],
+            },
+          ],
+        });
+        return site.settled(t0);
+      };
+      // a draws 3 kW: it keeps 3 kW + 1 kW headroom, b gets the rest
+      expect(await draw(3_000)).toBeLessThan(1000);
+      expect(a!.accepted).toBeCloseTo(share(4_000), 6);
+      expect(b!.accepted).toBeCloseTo(share(16_000), 6);
+      const state = await site.state();
+      expect(state.live_power_w).toBe(3_000);
+      expect(state.allocations.find((x: any) => x.station_id === a!.station.id).draw_w).toBe(3_000);
+      // a small move is not worth a recomputation
+      const before = site.sets.length;
+      await draw(3_300);
+      expect(site.sets.length).toBe(before);
+      // its draw comes up near its share: the equal split again
+      await draw(3_900 + 5_000);
+      expect(a!.accepted).toBeCloseTo(share(10_000), 6);
+      expect(b!.accepted).toBeCloseTo(share(10_000), 6);
+      expect(site.worst()).toBeLessThanOrEqual(20_000);
+    } finally {
+      await Promise.all(site.chargers.map((c) => c.client.close({ force: true })));
+      await gw.close();
+    }
+  });
+});
+
 describe("site power limits across a gateway restart", () => {
   it("keeps the shares in the database, and a session after the restart gets its profile while the others are recomputed", async () => {
     let gw = await startTestGateway({ jobs: [recomputeJob] });

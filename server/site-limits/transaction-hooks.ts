@@ -27,6 +27,20 @@ export const siteLimitTransactionHooks: TransactionHooks = {
     const now = row.power_kw === null ? null : Math.round(Number(row.power_kw) * 1000);
     if (drawChangedMaterially(row.draw_w, now)) await requestRecompute(tx, row.location_id);
   },
+  async onPowerReadings(tx, readings) {
+    const rows = await tx.$queryRaw<
+      { location_id: number; transaction_id: number; draw_w: number | null }[]
+    >`
+      SELECT location_id, transaction_id, draw_w FROM site_power_allocations
+       WHERE transaction_id = ANY(${readings.map((r) => r.transactionId)}::int[])`;
+    const due = new Set<number>();
+    for (const row of rows) {
+      const r = readings.find((x) => x.transactionId === row.transaction_id)!;
+      if (drawChangedMaterially(row.draw_w, Math.round(Number(r.powerKw) * 1000)))
+        due.add(row.location_id);
+    }
+    for (const locationId of due) await requestRecompute(tx, locationId);
+  },
   async onTransactionEnded(tx, t) {
     await requestRecomputeForStation(tx, t.stationId);
   },
