@@ -1,6 +1,10 @@
 import type { Db, DbTx } from "../db";
 import { inTransaction } from "../db/retry";
-import { installChargingProfile } from "../charging-profiles/charging-profiles";
+import { gatewayAlive } from "../charging/gateways";
+import { chargingProfileSet, type SetRequest } from "../charging-profiles/operation-kinds";
+import { profileIssues, type NeutralProfile } from "../charging-profiles/profile-schema";
+import { newId } from "../lib/ids";
+import { createOperation } from "../operations/create-operation";
 import { appendEvent } from "../events/append-event";
 import { plan, type ProfileState, type Session } from "./allocate";
 import type { ConnectorOverride } from "./limit-schema";
@@ -33,6 +37,8 @@ type OpenSession = {
   started_at: Date;
   power_kw: string | null;
   online: boolean;
+  evse_number: number;
+  reference: string;
 };
 
 type AllocationRow = {
@@ -46,6 +52,9 @@ type AllocationRow = {
   confirmed: boolean;
   held_back_w: number;
   draw_w: number | null;
+  min_power_w: number;
+  max_power_w: number;
+  phases: number;
   profile_state: string | null;
   profile_status: string | null;
   profile_tx: string | null;
@@ -121,6 +130,7 @@ async function recomputeIn(tx: DbTx, locationId: number, skipWhenBusy: boolean) 
   const open = await tx.$queryRaw<OpenSession[]>`
     SELECT DISTINCT ON (t.connector_id)
            t.id AS transaction_id, t.connector_id, t.station_id, c.connector_number,
+           e.evse_number, t.reference,
            COALESCE(t.started_at, t.created_at) AS started_at, s.gateway_id IS NOT NULL AS online,
            (SELECT m.power_kw FROM meter_samples m
              WHERE m.transaction_id = t.id AND m.power_kw IS NOT NULL
@@ -129,11 +139,13 @@ async function recomputeIn(tx: DbTx, locationId: number, skipWhenBusy: boolean) 
       JOIN site_power_limits l ON l.location_id = s.location_id
       JOIN transactions t ON t.station_id = s.id AND t.ended_at IS NULL
       JOIN connectors c ON c.id = t.connector_id
+      JOIN evses e ON e.id = c.evse_id
      WHERE s.location_id = ${locationId} AND (l.covers_all OR s.id = ANY(l.station_ids))
      ORDER BY t.connector_id, COALESCE(t.started_at, t.created_at) DESC`;
   const existing = await tx.$queryRaw<AllocationRow[]>`
     SELECT a.connector_id, a.transaction_id, a.allocated_w, a.allocated_deci_a, a.sent_w,
            a.sent_deci_a, a.believed_w, a.confirmed, a.held_back_w, a.draw_w,
+           a.min_power_w, a.max_power_w, a.phases,
            cp.state AS profile_state, cp.charger_status AS profile_status, cp.profile->'transaction'->>'id' AS profile_tx
       FROM site_power_allocations a
       LEFT JOIN charging_profiles cp
@@ -224,36 +236,33 @@ async function recomputeIn(tx: DbTx, locationId: number, skipWhenBusy: boolean) 
           ? {}
           : { sentW: null, sentDeciA: null }),
     };
-    await tx.sitePowerAllocation.upsert({
-      where: { connectorId: s.key },
-      create: { connectorId: s.key, ...fields },
-      update: fields,
-    });
+    const same =
+      row &&
+      row.transaction_id === s.o.transaction_id &&
+      !send &&
+      row.allocated_w === share.allocatedW &&
+      row.allocated_deci_a === share.deciA &&
+      row.held_back_w === share.heldBackW &&
+      row.believed_w === s.believedW &&
+      row.confirmed === s.confirmed &&
+      row.draw_w === s.drawW &&
+      row.min_power_w === s.minW &&
+      row.max_power_w === s.maxW &&
+      row.phases === s.phases;
+    if (!same)
+      await tx.sitePowerAllocation.upsert({
+        where: { connectorId: s.key },
+        create: { connectorId: s.key, ...fields },
+        update: fields,
+      });
   }
-  // the sends, by station id (stations are locked in id order)
-  const ordered = sessions
-    .filter((s) => sends.has(s.key))
-    .sort((a, b) => a.o.station_id - b.o.station_id || a.key - b.key);
-  for (const s of ordered) {
-    const send = sends.get(s.key)!;
-    await installChargingProfile({
-      db: tx,
-      tenantId: limit.tenant_id,
-      stationId: s.o.station_id,
-      apiKeyId: null,
-      source: SITE_LIMIT_SOURCE,
-      input: {
-        purpose: "TxProfile",
-        stack_level: SITE_LIMIT_STACK_LEVEL,
-        kind: "Relative",
-        charging_profile_id: SITE_LIMIT_PROFILE_BASE + s.o.connector_number,
-        transaction_id: s.o.transaction_id,
-        schedule: {
-          unit: "A",
-          periods: [{ start: 0, limit: send.deciA / 10, phases: s.phases }],
-        },
-      },
+  const sent = await sendShares(tx, limit.tenant_id, sessions, sends);
+  if (sent.ended.length) {
+    // ended since they were read (each end asked for another recomputation): their rows go
+    await tx.sitePowerAllocation.deleteMany({
+      where: { connectorId: { in: sent.ended } },
     });
+    changed = true;
   }
   if (changed) {
     const state = await readPowerLimitState(tx, limit.tenant_id, locationId);
@@ -272,7 +281,7 @@ async function recomputeIn(tx: DbTx, locationId: number, skipWhenBusy: boolean) 
         },
       });
   }
-  return { sent: ordered.length, changed };
+  return { sent: sent.count, changed };
 }
 
 /** Every limited location's recomputation, asked for at once (the gateway's start, the sweep). */
@@ -287,4 +296,99 @@ export async function requestAllRecomputes(db: Db) {
       ON CONFLICT (id) DO NOTHING
       RETURNING queue)
     SELECT pg_notify('jobs', queue) FROM inserted LIMIT 1`;
+}
+
+/**
+ * Sends each share as a TxProfile, the way `installChargingProfile` does (the `charging_profiles`
+ * row, `pending`, and its `station.charging_profile_set` operation in this transaction), in a few
+ * statements for all of them: the stations locked in id order with their protocol and live
+ * gateway, then which transactions still run (under their stations' locks none can end any more;
+ * one that ended since it was read gets nothing), then per send the row, the operation and the
+ * row's operation id.
+ */
+async function sendShares(
+  tx: DbTx,
+  tenantId: number,
+  sessions: readonly (Session & { o: OpenSession })[],
+  sends: ReadonlyMap<number, { deciA: number }>,
+) {
+  const chosen = sessions
+    .filter((s) => sends.has(s.key))
+    .sort((a, b) => a.o.station_id - b.o.station_id || a.key - b.key);
+  if (!chosen.length) return { count: 0, ended: [] as number[] };
+  const stations = await tx.$queryRaw<
+    { id: number; protocol: string | null; gateway_id: string | null }[]
+  >`
+    SELECT s.id, s.protocol, CASE WHEN ${gatewayAlive("g")} THEN s.gateway_id END AS gateway_id
+      FROM stations s LEFT JOIN gateways g ON g.id = s.gateway_id
+     WHERE s.id = ANY(${[...new Set(chosen.map((s) => s.o.station_id))]}::int[])
+     ORDER BY s.id FOR NO KEY UPDATE OF s`;
+  const byStation = new Map(stations.map((s) => [s.id, s]));
+  const running = new Set(
+    (
+      await tx.$queryRaw<{ id: number }[]>`
+        SELECT id FROM transactions
+         WHERE id = ANY(${chosen.map((s) => s.o.transaction_id)}::int[]) AND ended_at IS NULL`
+    ).map((r) => r.id),
+  );
+  const ended: number[] = [];
+  let count = 0;
+  for (const s of chosen) {
+    if (!running.has(s.o.transaction_id)) {
+      ended.push(s.key);
+      continue;
+    }
+    const station = byStation.get(s.o.station_id)!;
+    const chargingProfileId = SITE_LIMIT_PROFILE_BASE + s.o.connector_number;
+    const profile: NeutralProfile = {
+      purpose: "TxProfile",
+      stack_level: SITE_LIMIT_STACK_LEVEL,
+      kind: "Relative",
+      schedule: {
+        unit: "A",
+        periods: [{ start: 0, limit: sends.get(s.key)!.deciA / 10, phases: s.phases }],
+      },
+      connector_id: s.o.connector_id,
+      evse_number: s.o.evse_number,
+      v16_connector: s.o.connector_number,
+      charging_profile_id: chargingProfileId,
+      transaction: { id: s.o.transaction_id, reference: s.o.reference },
+    };
+    if (profileIssues(profile, station.protocol).length) continue; // cannot happen: the shape is fixed
+    const fields = {
+      evseNumber: s.o.evse_number,
+      connectorId: s.o.connector_id,
+      purpose: profile.purpose,
+      stackLevel: profile.stack_level,
+      profile: profile as object,
+      source: SITE_LIMIT_SOURCE,
+      state: "pending",
+      chargerStatus: null,
+      operationId: "",
+    };
+    const row = await tx.chargingProfile.upsert({
+      where: { stationId_chargingProfileId: { stationId: station.id, chargingProfileId } },
+      create: { id: newId("cpr"), tenantId, stationId: station.id, chargingProfileId, ...fields },
+      update: fields,
+      select: { id: true },
+    });
+    const request: SetRequest = { profile_id: row.id, profile, source: SITE_LIMIT_SOURCE };
+    const operation = await createOperation({
+      db: tx,
+      tenantId,
+      stationId: station.id,
+      apiKeyId: null,
+      scope: chargingProfileSet.scope,
+      action: "set_charging_profile",
+      request,
+      gatewayId: station.gateway_id,
+    });
+    // the operation's id, unless it settled at once (offline) and already wrote its own
+    await tx.chargingProfile.updateMany({
+      where: { id: row.id, operationId: "" },
+      data: { operationId: operation.id },
+    });
+    count++;
+  }
+  return { count, ended };
 }
