@@ -73,11 +73,12 @@ export function connectorConfig(limit: LimitRow, connectorId: number) {
 /**
  * Recomputes a location's shares and sends what changed (README.md): one transaction, which locks
  * the limit row first (so one recomputation of a location runs at a time; the limit row comes
- * before stations in the lock order) and each station it sends to (in id order, through
- * `installChargingProfile`), and appends `location.power_allocation_changed` last when a share
- * changed. Nothing is sent from here: the operations it creates are dispatched after commit.
- * `jobId`: the job running it; the location's other queued recomputations are dropped first,
- * since this one reads after they were committed and so covers them.
+ * before stations in the lock order) and the stations it sends to (in id order, `sendShares`), and
+ * appends `location.power_allocation_changed` last when a share changed. Nothing is sent from
+ * here: the operations it creates are dispatched after commit. `job`: the job running it; the
+ * location's other queued recomputations are dropped first, since this one reads after they were
+ * committed and so covers them. When another recomputation holds the limit row, a follow-up is
+ * enqueued instead (`followUp`: this is one, and waits for the lock).
  */
 export async function recomputeLocation(
   db: Db,
