@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { db } from "../db";
+import { db, type Db } from "../db";
+import { newId } from "../lib/ids";
 import { call, idem } from "../../testing/api";
 import { aLocation, aStation, aTenantWithKey, anotherKey } from "../../testing/builders";
 import { getPowerLimitState } from "./power-limit-state";
@@ -178,5 +179,46 @@ describe("site power limits through the API", () => {
     await db().transaction.update({ where: { id: t.id }, data: { endedAt: new Date() } });
     await recomputeLocation(db(), s.location.id);
     expect((await getPowerLimitState(s.tenantId, s.location.id)).allocations).toEqual([]);
+  });
+
+  it("sends nothing for a session that ended while the shares were computed, and drops its row", async () => {
+    const s = await aSite();
+    await s.put({ max_power_w: 30_000 });
+    // station a online (a live gateway holds it), so its session is sent a share
+    const gatewayId = newId("gw");
+    await db().gateway.create({ data: { id: gatewayId } });
+    await db().station.update({
+      where: { id: s.a.id },
+      data: { gatewayId, protocol: "ocpp1.6", connectedAt: new Date() },
+    });
+    const t = await db().transaction.create({
+      data: {
+        tenantId: s.tenantId,
+        stationId: s.a.id,
+        connectorId: s.a.connectors[0]!.id,
+        reference: "42",
+        startedAt: new Date(),
+      },
+    });
+    // the charger's StopTransaction commits right after the recomputation read the sessions
+    let ended = false;
+    const racing = db().$extends({
+      query: {
+        async $queryRaw({ args, query }) {
+          const result = await query(args);
+          const sql = (args as unknown as { strings?: string[] }).strings?.join("?") ?? "";
+          if (!ended && sql.includes("DISTINCT ON (t.connector_id)")) {
+            ended = true;
+            await db().transaction.update({ where: { id: t.id }, data: { endedAt: new Date() } });
+          }
+          return result;
+        },
+      },
+    }) as unknown as Db;
+    await expect(recomputeLocation(racing, s.location.id)).resolves.toMatchObject({ sent: 0 });
+    expect(ended).toBe(true);
+    expect(await db().operation.count({ where: { stationId: s.a.id } })).toBe(0);
+    expect(await db().chargingProfile.count({ where: { stationId: s.a.id } })).toBe(0);
+    expect(await db().sitePowerAllocation.count({ where: { locationId: s.location.id } })).toBe(0);
   });
 });
