@@ -64,6 +64,10 @@ const BENCHMARKS: Record<string, { what: string; run: string }> = {
     what: "sandbox sessions advanced on virtual chargers: advance p50/p99, workspace-log events per second, gateway CPU per virtual charger",
     run: "BENCH_SESSIONS=100 BENCH_RATE=10 BENCH_SECONDS=60 npm run bench -- sandbox",
   },
+  "site-limits": {
+    what: "a site of 200 chargers under one power limit, sessions starting and stopping at 5/s: change to last affected charger's new profile p50/p99, gateway and database CPU per recomputation",
+    run: "BENCH_CHARGERS=200 BENCH_RATE=5 BENCH_SECONDS=60 npm run bench -- site-limits",
+  },
 };
 
 const dir = import.meta.dirname;

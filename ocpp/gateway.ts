@@ -1,4 +1,5 @@
 import type { IncomingMessage } from "node:http";
+import { requestAllRecomputes } from "../server/site-limits/recompute";
 import type { Socket } from "node:net";
 import type { TLSSocket } from "node:tls";
 import type { Duplex } from "node:stream";
@@ -157,6 +158,8 @@ export async function createGateway({
 }: GatewayOptions): Promise<Gateway> {
   const id = newId("gw");
   await registerGateway(db, id);
+  // site power limits are divided anew from the database (server/site-limits/README.md)
+  await requestAllRecomputes(db);
   // Made now, so no charger's handshake pays for it; one check against it is the first measure
   // of how long a refusal takes, until handshakes give better ones.
   const pace = createRefusalPace();

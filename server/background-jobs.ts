@@ -26,6 +26,7 @@ import {
 import { processorEventJob } from "./payments/processor-event-job";
 import { reservationSweepJob } from "./reservations/reservation-jobs";
 import { sandboxSessionJobDefinition } from "./sandbox/session-job";
+import { recomputeJob, siteLimitSweepJob } from "./site-limits/site-limit-jobs";
 import { teamBillingCallJob } from "./team-billing/billing-calls";
 import { billingEventJob, standingSweepJob } from "./team-billing/standing-update";
 import { usageJob } from "./team-billing/usage";
@@ -62,4 +63,6 @@ export const BACKGROUND_JOBS: readonly JobDefinition[] = [
   reservationSweepJob(),
   localListSyncJob,
   profileResendJob,
+  recomputeJob,
+  siteLimitSweepJob(),
 ];

@@ -31,6 +31,7 @@ import { startSessionsOnReady } from "./sandbox/charger-ready";
 import { sandboxTransactionHooks } from "./sandbox/transaction-hooks";
 import { stationTransactionStatus } from "./operations/kinds/transaction-status";
 import { sessionTransactionHooks } from "./sessions/charger-hooks";
+import { siteLimitTransactionHooks } from "./site-limits/transaction-hooks";
 import { stationConfigurationChange } from "./stations/operation-kinds/configuration-change";
 import { stationConfigurationRead } from "./stations/operation-kinds/configuration-read";
 import { externalStart } from "./sessions/operation-kinds/external-start";
@@ -70,12 +71,14 @@ registerOperationKinds([
 ]);
 
 // In this order: a session's hooks (external or sandbox) read what its bill's decided (whether it
-// took the transaction, whether it ended). A TxProfile ends with its transaction.
+// took the transaction, whether it ended). A TxProfile ends with its transaction; a site limit's
+// hooks only ask for its recomputation.
 registerTransactionHooks([
   billTransactionHooks,
   sessionTransactionHooks,
   sandboxTransactionHooks,
   chargingProfileTransactionHooks,
+  siteLimitTransactionHooks,
 ]);
 
 // A sandbox station's virtual charger is ready: its starting sessions start now.

@@ -1,4 +1,5 @@
 import type { DbTx } from "../db";
+import { runPowerReadings } from "./transaction-hooks";
 import type { Transaction } from "../generated/prisma/client";
 import type { ChargerContext } from "../charging/connections";
 import type { ConnectorRef } from "../charging/find-connector";
@@ -220,6 +221,19 @@ export async function recordMeterBatch(
                     ${recorded.map((r) => r.message.messageId)}::text[],
                     ${recorded.map((r) => r.message.action)}::text[])
              AS r(station_id, message_id, action)`;
+
+  // each transaction's newest power reading, for the domains that follow the draw (site limits)
+  const power = new Map<number, { at: string; powerKw: string }>();
+  for (const { transactionId, s } of samples)
+    if (transactionId && s.power_kw !== null && s.sampled_at !== null) {
+      const seen = power.get(transactionId);
+      if (!seen || seen.at < s.sampled_at)
+        power.set(transactionId, { at: s.sampled_at, powerKw: s.power_kw });
+    }
+  await runPowerReadings(
+    tx,
+    [...power].map(([transactionId, r]) => ({ transactionId, powerKw: r.powerKw })),
+  );
 
   for (const { message, plan } of recorded)
     for (const event of plan?.events ?? [])

@@ -27,6 +27,15 @@ export type TransactionHooks = {
     t: Transaction,
     readingAt: Date,
   ) => Promise<void>;
+  /**
+   * A batch of MeterValues (`recordMeterBatch`) recorded power readings: each transaction's newest
+   * one in the batch (kW, as normalized). The batch holds its stations' rows; read, or insert new
+   * rows (a job), only.
+   */
+  onPowerReadings?: (
+    tx: DbTx,
+    readings: readonly { transactionId: number; powerKw: string }[],
+  ) => Promise<void>;
   /** A transaction ended (`transactionEnded`), once: never again for the same transaction. */
   onTransactionEnded?: (tx: DbTx, t: Transaction) => Promise<void>;
 };
@@ -66,6 +75,14 @@ export async function runTransactionUpdated(
   readingAt: Date,
 ) {
   for (const h of hooks()) await h.onTransactionUpdated?.(tx, charger, t, readingAt);
+}
+
+export async function runPowerReadings(
+  tx: DbTx,
+  readings: readonly { transactionId: number; powerKw: string }[],
+) {
+  if (!readings.length) return;
+  for (const h of hooks()) await h.onPowerReadings?.(tx, readings);
 }
 
 export async function runTransactionEnded(tx: DbTx, t: Transaction) {

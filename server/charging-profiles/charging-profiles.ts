@@ -168,7 +168,8 @@ export async function installChargingProfile({
     input.charging_profile_id ??
     ((
       await db.chargingProfile.aggregate({
-        where: { stationId },
+        // a site limit's profiles have IDs of their own (server/site-limits/README.md)
+        where: { stationId, source: { not: "site_limit" } },
         _max: { chargingProfileId: true },
       })
     )._max.chargingProfileId ?? 0) + 1;
@@ -197,7 +198,11 @@ export async function installChargingProfile({
     create: { id: newId("cpr"), tenantId, stationId, chargingProfileId, ...fields },
     update: fields,
   });
-  const request: SetRequest = { profile_id: row.id, profile };
+  const request: SetRequest = {
+    profile_id: row.id,
+    profile,
+    ...(source === "api" ? {} : { source }),
+  };
   const operation = await createOperation({
     db,
     tenantId,

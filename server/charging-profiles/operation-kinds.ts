@@ -1,4 +1,5 @@
 import type { Operation } from "../generated/prisma/client";
+import { requestRecomputeForStation } from "../site-limits/trigger";
 import { byChargerStatus, refuse, type OperationKind } from "../operations/kinds/kind";
 import {
   ocppProfile,
@@ -9,8 +10,11 @@ import {
   type Target,
 } from "./profile-schema";
 
-/** What a set operation keeps: the profile row it installs, and the profile. */
-export type SetRequest = { profile_id: string; profile: NeutralProfile };
+/**
+ * What a set operation keeps: the profile row it installs, the profile, and who set it when not
+ * the API (`site_limit`: its answer asks for the location's recomputation).
+ */
+export type SetRequest = { profile_id: string; profile: NeutralProfile; source?: string };
 /** What a clear operation keeps: one OCPP ID, or criteria (none: every profile). */
 export type ClearRequest = {
   charging_profile_id?: number;
@@ -80,7 +84,9 @@ export const chargingProfileSet: OperationKind = {
     );
   },
   async onSettled(tx, operation, outcome) {
-    const { profile_id: id, profile } = operation.request as unknown as SetRequest;
+    const { profile_id: id, profile, source } = operation.request as unknown as SetRequest;
+    if (source === "site_limit" && operation.stationId)
+      await requestRecomputeForStation(tx, operation.stationId);
     const chargerStatus = (outcome.result.charger_status as string | undefined) ?? null;
     const state = STATE_OF[outcome.status];
     const updated = await tx.chargingProfile.updateMany({

@@ -45,6 +45,11 @@ export const EVENT_TYPES = {
   "reservation.status_changed": "stations:read",
   /** a station's local authorization list changed version (data: version, update_type, entries) */
   "station.local_list_synced": "stations:read",
+  /**
+   * a location's site power limit was divided anew (data: location_id, max_power_w, allocated_w,
+   * live_power_w, allocations as GET …/power-limit shows them)
+   */
+  "location.power_allocation_changed": "stations:read",
   /** a key's per-minute limit was changed (PUT /v1/admin/api-keys/{key_id}/rate-limit) */
   "api_key.rate_limit_changed": "stations:read",
 } as const;

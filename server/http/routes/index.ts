@@ -27,6 +27,7 @@ import { paymentAccountRoutes } from "./payment-account";
 import { paymentRoutes } from "./payments";
 import { projectRoutes } from "./projects";
 import { sandboxRoutes } from "./sandbox";
+import { siteLimitRoutes } from "./site-limits";
 import { stationRoutes } from "./stations";
 import { tariffRoutes } from "./tariffs";
 import { teamBillingRoutes } from "./team-billing";
@@ -44,6 +45,7 @@ const openApi = () => (openApiCache ??= buildOpenApiDocument(allRoutes, env().pu
 /** The resource routes, each with its own types (the console's procedures are built from them). */
 export const resourceRoutes = [
   ...locationRoutes,
+  ...siteLimitRoutes,
   ...stationRoutes,
   ...displayRoutes,
   ...operationRoutes,
