@@ -1,11 +1,14 @@
 "use client";
 
 import {
+  Area,
+  AreaChart,
   Bar,
   BarChart,
   CartesianGrid,
   Line,
   LineChart,
+  ReferenceLine,
   Tooltip,
   XAxis,
   YAxis,
@@ -138,6 +141,120 @@ export function TimeSeries({
             isAnimationActive={false}
           />
         </LineChart>
+      </div>
+    </figure>
+  );
+}
+
+/** The series colours of a stacked chart, one per series in turn (text classes: `currentColor`). */
+const STACK_COLOURS = [
+  "text-teal-600 dark:text-teal-400",
+  "text-sky-600 dark:text-sky-400",
+  "text-amber-500 dark:text-amber-300",
+  "text-violet-600 dark:text-violet-400",
+  "text-rose-500 dark:text-rose-300",
+  "text-lime-600 dark:text-lime-400",
+];
+
+export type StackSeries = { key: string; label: string };
+export type StackPoint = { t: number } & Record<string, number>;
+
+/**
+ * Shares over time, stacked as steps (each value holds until the next point), with a dashed line
+ * at a ceiling (a site's power limit). `data` is in time order; a series absent from a point is 0.
+ */
+export function StackedSteps({
+  data,
+  series,
+  ceiling,
+  caption,
+  unit,
+  testId,
+  format = (v) => String(v),
+}: {
+  data: StackPoint[];
+  series: StackSeries[];
+  ceiling: number | null;
+  caption: string;
+  unit: string;
+  testId?: string;
+  format?: (value: number) => string;
+}) {
+  const time = (t: number) =>
+    new Date(t).toLocaleTimeString(undefined, {
+      hour: "2-digit",
+      minute: "2-digit",
+      second: "2-digit",
+    });
+  const top = Math.max(
+    ceiling ?? 0,
+    ...data.map((p) => series.reduce((s, x) => s + (p[x.key] ?? 0), 0)),
+  );
+  return (
+    <figure data-testid={testId} className="min-w-0">
+      <figcaption className="mb-1 text-sm font-medium">
+        {caption} ({unit})
+      </figcaption>
+      <div className="text-slate-600 dark:text-slate-400">
+        <AreaChart
+          responsive
+          style={{ width: "100%", height: 220 }}
+          data={data}
+          margin={{ top: 8, right: 8, bottom: 0, left: 0 }}
+          title={`${caption} (${unit})`}
+        >
+          <CartesianGrid strokeDasharray="3 3" strokeOpacity={0.3} />
+          <XAxis
+            dataKey="t"
+            type="number"
+            scale="time"
+            domain={["dataMin", "dataMax"]}
+            tickFormatter={time}
+            tick={axis}
+            minTickGap={24}
+          />
+          <YAxis
+            tick={axis}
+            width={48}
+            domain={[0, Math.ceil(top * 1.05) || 1]}
+            tickFormatter={format}
+          />
+          <Tooltip
+            labelFormatter={(t) => new Date(Number(t)).toLocaleString()}
+            formatter={(value, name) => [
+              `${format(Number(value))} ${unit}`,
+              series.find((s) => s.key === name)?.label ?? String(name),
+            ]}
+            contentStyle={{ color: "#0f172a" }}
+          />
+          {series.map((s, i) => (
+            <Area
+              key={s.key}
+              type="stepAfter"
+              dataKey={s.key}
+              name={s.key}
+              stackId="shares"
+              className={STACK_COLOURS[i % STACK_COLOURS.length]}
+              stroke="currentColor"
+              fill="currentColor"
+              fillOpacity={0.35}
+              isAnimationActive={false}
+            />
+          ))}
+          {ceiling !== null ? (
+            <ReferenceLine
+              y={ceiling}
+              stroke="currentColor"
+              strokeDasharray="6 4"
+              className="text-red-700 dark:text-red-400"
+              label={{
+                value: `limit ${format(ceiling)} ${unit}`,
+                position: "insideTopRight",
+                fontSize: 12,
+              }}
+            />
+          ) : null}
+        </AreaChart>
       </div>
     </figure>
   );

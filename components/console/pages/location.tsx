@@ -9,6 +9,7 @@ import { useProject } from "../context";
 import { useV1Mutation, type V1 } from "../hooks";
 import { paths } from "../links";
 import { LocationForm, valuesOf } from "../location-form";
+import { LocationPowerLimit } from "./location-power";
 import { countryName, inZone, tileAt } from "../location-places";
 import { newRequestKey, useTRPC } from "../trpc";
 import { apiError, Badge, Button, Card, Empty, PageHeader, QueryState, Table, td } from "../ui";
@@ -27,7 +28,8 @@ function stateOf(s: Station): "faulted" | "charging" | "online" | "offline" {
 
 /**
  * One location: its address, coordinates and time zone, its dates in that zone, a map tile when
- * MAP_TILE_URL is set, and its stations with their live states (read every 2 s); edit, and delete
+ * MAP_TILE_URL is set, its power limit with each session's share (`location-power.tsx`), and its
+ * stations with their live states (read every 2 s); edit, and delete
  * behind a confirmation (the API refuses while stations stand there: 409 location_has_stations).
  */
 export function LocationPage({
@@ -134,6 +136,15 @@ export function LocationPage({
             <Card title="Map">
               <LocationMap location={l} tiles={mapTiles} />
             </Card>
+          </div>
+          <div className="mt-4">
+            <LocationPowerLimit
+              tenantId={tenantId}
+              locationId={locationId}
+              locationName={l.name}
+              timeZone={l.time_zone}
+              stations={stations.data?.data ?? []}
+            />
           </div>
           <div className="mt-4">
             <Card title="Stations here">
