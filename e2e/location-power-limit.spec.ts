@@ -108,11 +108,12 @@ test.describe.serial("a location's power limit in the console", () => {
       transactions.push(started.transactionId);
     };
     await start(0);
-    // Alone, the first session gets its connector's maximum: 22 kW is 31.8 A on three phases.
+    // Alone, the first session gets its connector's maximum: 22,080 W is 31.8 A on three phases
+    // (rounded down), so 21,942 W.
     await expect.poll(() => lastLimit(0), { timeout: 5_000 }).toBe(31.8);
     const rows = page.getByTestId("power-share-row");
     await expect(rows).toHaveCount(1, { timeout: 10_000 });
-    await expect(rows.first().getByTestId("power-share")).toHaveText("22.0 kW");
+    await expect(rows.first().getByTestId("power-share")).toHaveText("21.9 kW");
     await expect(rows.first().getByTestId("power-share-answer")).toHaveText("Taken");
     await expect(rows.first()).toContainText(chargers[0]!.name);
 
@@ -138,7 +139,7 @@ test.describe.serial("a location's power limit in the console", () => {
     });
     await expect.poll(() => lastLimit(0), { timeout: 5_000 }).toBe(31.8);
     await expect(rows).toHaveCount(1, { timeout: 10_000 });
-    await expect(rows.first().getByTestId("power-share")).toHaveText("22.0 kW");
+    await expect(rows.first().getByTestId("power-share")).toHaveText("21.9 kW");
     // The chart keeps the stopped session's history.
     await expect(chart.locator(".recharts-area")).toHaveCount(2);
   });
