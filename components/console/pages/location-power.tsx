@@ -251,7 +251,7 @@ function ShareChart({
           resource_id: String(locationId),
           created_from: from,
           order: "desc",
-          limit: 200,
+          limit: 100,
         },
       },
       { refetchInterval: LIVE_MS },
