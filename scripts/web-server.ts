@@ -73,9 +73,13 @@ async function nextHandler(port: number, viaNext: boolean): Promise<Handler> {
   const app = next({ dev: false, dir: ROOT, port });
   await app.prepare();
   const handle = app.getRequestHandler();
-  if (viaNext) return (req, res) => void handle(req, res);
-  const v1 = await v1Handler();
-  return (req, res) => (isV1(req.url) && plainV1(req) ? v1(req, res) : void handle(req, res));
+  const viaNextJs: Handler = (req, res) => void handle(req, res);
+  return viaNext ? viaNextJs : withV1(viaNextJs, await v1Handler());
+}
+
+/** `next` for every request but a plain /v1 one (`plainV1`), which `v1` answers. */
+export function withV1(next: Handler, v1: Handler): Handler {
+  return (req, res) => (isV1(req.url) && plainV1(req) ? v1(req, res) : next(req, res));
 }
 
 async function main() {
