@@ -1,7 +1,10 @@
 import { spawnSync } from "node:child_process";
+import fs from "node:fs";
 import http from "node:http";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
+import pg from "pg";
+import { embeddedUrl } from "../server/db/embedded";
 import { loopback } from "./fixtures/product";
 import { startWebProcess, type WebProcess } from "./fixtures/web-process";
 
@@ -435,6 +438,42 @@ test.describe("/v1 on the lean path answers as through Next.js", () => {
         expect(comparable(lean)).toEqual(comparable(old));
         break;
       }
+    }
+  });
+
+  test("the lean path's requests are counted for team usage, each once", async () => {
+    const port = fs
+      .readFileSync(path.join(process.env.E2E_DATA_DIR!, "postgres", "postmaster.pid"), "utf8")
+      .split("\n")[3];
+    const client = new pg.Client({ connectionString: embeddedUrl(Number(port)) });
+    await client.connect();
+    try {
+      const counted = async () =>
+        Number(
+          (
+            await client.query<{ n: string }>(
+              "SELECT coalesce(sum(count), 0) AS n FROM api_request_counts WHERE tenant_id = $1",
+              [Number(tenant())],
+            )
+          ).rows[0]!.n,
+        );
+      // both web processes write what they counted every 5 s: wait until nothing is pending
+      let before = await counted();
+      for (;;) {
+        await new Promise((r) => setTimeout(r, 6_000));
+        const now = await counted();
+        if (now === before) break;
+        before = now;
+      }
+      const stations = `/v1/tenants/${tenant()}/stations`;
+      for (let i = 0; i < 5; i += 1)
+        expect((await send(newPort, "GET", stations, bearer("full")("new"))).status).toBe(200);
+      expect((await send(newPort, "GET", `${stations}/x`, bearer("full")("new"))).status).toBe(422);
+      await expect.poll(counted, { timeout: 15_000 }).toBe(before + 6);
+      await new Promise((r) => setTimeout(r, 6_000));
+      expect(await counted()).toBe(before + 6);
+    } finally {
+      await client.end();
     }
   });
 });
