@@ -1,33 +1,47 @@
 /**
  * What authentication, rate limiting and the tenant's read cost: GET one station with a valid key
- * versus `GET /v1` (discovery: public, no database) of the same production app, through the same
- * Next route handler and /v1 router, at fixed concurrency, in the same run.
- * Run: `npx tsx bench/api-read.ts` (builds the app on first use). Writes bench/results/api-read.json.
+ * versus `GET /v1` (discovery: public, no database) of the same production app, at fixed
+ * concurrency, in the same run; each on both of the web process's /v1 paths: the product's own web
+ * process (`npm start`: /v1 straight to the router, scripts/web-v1.ts) and a second web process of
+ * the same build on the same database with `WEB_V1_VIA_NEXT=1` (through Next.js's route handler,
+ * the path before). With BENCH_PROFILE=1, then a CPU profile of one more web process per path
+ * under the station read, summarized by self time per part of the stack (bench/cpu-profile.ts).
+ * Run: `npm run bench -- api-read` (builds the app on first use). Writes bench/results/api-read.json.
  */
 import os from "node:os";
 import { loopback, startProduct } from "../e2e/fixtures/product";
+import { startWebProcess, type WebProcess } from "../e2e/fixtures/web-process";
 import { closeDb, db } from "../server/db";
 import { createApiKey } from "../server/keys/create-api-key";
 import { latency, machine, round2, writeResult } from "./harness";
 import { runLoad, type LoadResult } from "./load";
 import { cpuMsByProcess } from "./process-cpu";
 import { bootstrapProject } from "./product-project";
+import { inspectorUrl, startProfile, summarize } from "./cpu-profile";
 
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const PROFILE = process.env.BENCH_PROFILE === "1";
 const ROUNDS = 5;
-const KEYS = 40; // spread over keys so the per-key limit (1200/min max) is not what is measured
+// Spread over keys so the per-key limit (1200/min max) is not what is measured: 200 keys allow
+// 4,000 requests a second.
+const KEYS = 200;
+
+let viaNextPid = 0;
 
 /** Which of the product's processes (or this one, the load generator) a process is. */
 function processName(pid: number, commandLine: string) {
   if (pid === process.pid) return "load_generator";
   if (/postgres/.test(commandLine)) return "postgres";
+  if (pid === viaNextPid) return "web_via_next";
   if (/web-server/.test(commandLine)) return "web";
   if (/ocpp\/main/.test(commandLine)) return "gateway";
   return "other";
 }
 
 type Phase = {
+  /** the process name of the web process the requests go to */
+  web: "web" | "web_via_next";
   requests: number;
   non2xx: number;
   seconds: number;
@@ -43,8 +57,11 @@ async function slice(phase: Phase, run: (samples: number[]) => Promise<LoadResul
   phase.requests += load.requests;
   phase.non2xx += load.non2xx;
   phase.seconds += load.seconds;
-  for (const name of ["web", "postgres", "load_generator"])
-    phase.cpu[name] = (phase.cpu[name] ?? 0) + (after?.[name] ?? 0) - (before?.[name] ?? 0);
+  for (const name of ["web", "postgres", "load_generator"]) {
+    // the web process this phase's requests went to
+    const process = name === "web" ? phase.web : name;
+    phase.cpu[name] = (phase.cpu[name] ?? 0) + (after?.[process] ?? 0) - (before?.[process] ?? 0);
+  }
 }
 
 function summary(phase: Phase) {
@@ -61,10 +78,29 @@ function summary(phase: Phase) {
   };
 }
 
+const newPhase = (web: Phase["web"]): Phase => ({
+  web,
+  requests: 0,
+  non2xx: 0,
+  seconds: 0,
+  samples: [],
+  cpu: {},
+});
+
 const product = await startProduct();
 // The product answers at its public name, which only a browser resolves; this process uses loopback.
 const base = loopback(product.baseUrl);
+const extra: WebProcess[] = [];
 try {
+  // The path before, beside the product: same build, same database, /v1 through Next.js.
+  const viaNext = await startWebProcess({
+    dataDir: product.dataDir,
+    env: product.env,
+    extraEnv: { WEB_V1_VIA_NEXT: "1" },
+  });
+  extra.push(viaNext);
+  viaNextPid = viaNext.pid;
+  const nextBase = `http://127.0.0.1:${viaNext.port}`;
   // Keys straight in the product's database (its running embedded server), each at the maximum
   // per-key limit, so the run measures the limiter's cost, not its refusals.
   const boot = await bootstrapProject(product, "Bench");
@@ -104,52 +140,106 @@ try {
       }),
     })
   ).json();
-  const stationUrl = `${base}/v1/tenants/${tenant}/stations/${station.id}`;
-  // The baseline: the app's cheapest /v1 route, so both sides pay for Next.js and the router alike.
-  const baselineUrl = `${base}/v1`;
-  // warm up both routes (JIT, connection pools)
-  await runLoad({ url: baselineUrl, concurrency: 4, seconds: 2 });
-  await runLoad({
-    url: stationUrl,
-    concurrency: 4,
-    seconds: 2,
-    headers: (i) => ({ authorization: `Bearer ${keys[i % KEYS]}` }),
-  });
+  const stationPath = `/v1/tenants/${tenant}/stations/${station.id}`;
+  const withKey = (i: number) => ({ authorization: `Bearer ${keys[i % KEYS]}` });
+  // The baseline: the app's cheapest /v1 route, so both sides pay for the router alike.
+  const paths = { lean: base, via_next: nextBase };
+  // warm up every route on both paths (JIT, connection pools)
+  for (const root of Object.values(paths)) {
+    await runLoad({ url: `${root}/v1`, concurrency: 4, seconds: 2 });
+    await runLoad({ url: `${root}${stationPath}`, concurrency: 4, seconds: 2, headers: withKey });
+  }
   const loadAtStart = os.loadavg();
-  // The routes take turns in short slices, so a change in the machine's other load during the
-  // run falls on both alike.
+  // The routes and paths take turns in short slices, so a change in the machine's other load
+  // during the run falls on all alike.
   const phases = {
-    baseline: { requests: 0, non2xx: 0, seconds: 0, samples: [], cpu: {} } as Phase,
-    read: { requests: 0, non2xx: 0, seconds: 0, samples: [], cpu: {} } as Phase,
+    lean: { baseline: newPhase("web"), read: newPhase("web") },
+    via_next: { baseline: newPhase("web_via_next"), read: newPhase("web_via_next") },
   };
   for (let round = 0; round < ROUNDS; round++) {
-    await slice(phases.baseline, (samples) =>
-      runLoad({ url: baselineUrl, concurrency: CONCURRENCY, seconds: SECONDS / ROUNDS, samples }),
-    );
-    await slice(phases.read, (samples) =>
-      runLoad({
-        url: stationUrl,
-        concurrency: CONCURRENCY,
-        seconds: SECONDS / ROUNDS,
-        headers: (i) => ({ authorization: `Bearer ${keys[i % KEYS]}` }),
-        samples,
-      }),
-    );
+    for (const [name, root] of Object.entries(paths) as [keyof typeof paths, string][]) {
+      await slice(phases[name].baseline, (samples) =>
+        runLoad({
+          url: `${root}/v1`,
+          concurrency: CONCURRENCY,
+          seconds: SECONDS / ROUNDS,
+          samples,
+        }),
+      );
+      await slice(phases[name].read, (samples) =>
+        runLoad({
+          url: `${root}${stationPath}`,
+          concurrency: CONCURRENCY,
+          seconds: SECONDS / ROUNDS,
+          headers: withKey,
+          samples,
+        }),
+      );
+    }
   }
-  const baseline = summary(phases.baseline);
-  const read = summary(phases.read);
+  const loadAtEnd = os.loadavg();
+  const result = (name: keyof typeof paths) => {
+    const baseline = summary(phases[name].baseline);
+    const read = summary(phases[name].read);
+    return {
+      baseline: { route: "GET /v1", ...baseline },
+      get_station: read,
+      ratio_rps: round2(read.rps / baseline.rps),
+      ratio_p50: round2(read.p50_ms / baseline.p50_ms),
+    };
+  };
+  const lean = result("lean");
+  const viaNextResult = result("via_next");
+  // Where a read's CPU goes: one more web process per path, profiled under the station read.
+  const profiles: Record<string, unknown> = {};
+  if (PROFILE) {
+    for (const [name, via] of [
+      ["lean", "0"],
+      ["via_next", "1"],
+    ] as const) {
+      const profiled = await startWebProcess({
+        dataDir: product.dataDir,
+        env: product.env,
+        extraEnv: { WEB_V1_VIA_NEXT: via },
+        nodeArgs: ["--inspect=127.0.0.1:0"],
+      });
+      extra.push(profiled);
+      const url = `http://127.0.0.1:${profiled.port}${stationPath}`;
+      await runLoad({ url, concurrency: 4, seconds: 3, headers: withKey });
+      const stop = await startProfile(inspectorUrl(profiled.output())!);
+      const load = await runLoad({
+        url,
+        concurrency: CONCURRENCY,
+        seconds: SECONDS / 2,
+        headers: withKey,
+      });
+      const summaryOf = summarize(await stop());
+      profiles[name] = { route: "GET station", requests: load.requests, ...summaryOf };
+      await profiled.stop();
+    }
+  }
   writeResult("api-read", {
     benchmark: "api-read",
     date: new Date().toISOString(),
     machine: machine(loadAtStart),
+    load_average_at_end_of_load: loadAtEnd.map(round2),
     concurrency: CONCURRENCY,
     seconds_per_route: SECONDS,
     keys: KEYS,
-    baseline: { route: "GET /v1", ...baseline },
-    get_station: read,
-    ratio_rps: round2(read.rps / baseline.rps),
-    ratio_p50: round2(read.p50_ms / baseline.p50_ms),
+    // the product's own path (npm start): kept at the top level as before
+    ...lean,
+    via_next: viaNextResult,
+    lean_vs_next: {
+      baseline_rps: round2(lean.baseline.rps / viaNextResult.baseline.rps),
+      get_station_rps: round2(lean.get_station.rps / viaNextResult.get_station.rps),
+      get_station_web_cpu: round2(
+        (lean.get_station.cpu_ms_per_request.web ?? 0) /
+          (viaNextResult.get_station.cpu_ms_per_request.web ?? 1),
+      ),
+    },
+    ...(PROFILE ? { profiles } : {}),
   });
 } finally {
+  for (const process of extra) await process.stop();
   await product.stop();
 }

@@ -9,7 +9,7 @@ import path from "node:path";
 /** Each benchmark, what it measures, and how to run it with its settings at their defaults. */
 const BENCHMARKS: Record<string, { what: string; run: string }> = {
   "api-read": {
-    what: "what authentication and rate limiting cost on a station read, against GET /v1",
+    what: "a station read against GET /v1, on /v1's lean path and through Next.js (BENCH_PROFILE=1: CPU profiles)",
     run: "BENCH_CONCURRENCY=16 BENCH_SECONDS=10 npm run bench -- api-read",
   },
   "api-requests": {

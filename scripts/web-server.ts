@@ -1,6 +1,8 @@
 /**
- * The web process: Next.js (console, /v1, /api/*) behind a plain Node HTTP server that answers, in
- * the API's error shape, what Next.js cannot handle, before Next sees it:
+ * The web process: Next.js (the console, /api/*) behind a plain Node HTTP server that serves /v1
+ * itself, straight to the API's router (scripts/web-v1.ts: Next.js's per-request cost was most of
+ * a /v1 request's CPU; `WEB_V1_VIA_NEXT=1` hands /v1 to Next.js's route handler as before), and
+ * answers, in the API's error shape, what Next.js cannot handle, before Next sees it:
  *  - methods a Fetch `Request` cannot carry (`TRACE`, `TRACK`, `CONNECT`) or Next does not route
  *    (WebDAV verbs…): Next answered a plain-text 500 or an empty 400;
  *  - request targets that are not a path (`OPTIONS *`, absolute forms): Next failed to parse them;
@@ -22,6 +24,7 @@ import { DomainError } from "../server/errors";
 import { ERROR_STATUS, errorBody, errorHeaders } from "../server/http/errors";
 import { runShutdownHooks } from "../server/lib/shutdown";
 import { startingHandler, type Handler } from "./web-starting";
+import { isV1, plainV1, v1Handler } from "./web-v1";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const HANDLED = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
@@ -61,18 +64,29 @@ function endRaw(socket: Duplex, { status, headers, body }: ReturnType<typeof ans
   );
 }
 
-/** Next.js's handler, once its build is there and it has read it. */
-async function nextHandler(port: number): Promise<Handler> {
+/**
+ * Next.js's handler, once its build is there and it has read it: every request but /v1's, which
+ * the router answers directly (scripts/web-v1.ts; a few /v1 requests Next.js acts on itself still
+ * go to it), unless `viaNext` (the path before, kept as a switch).
+ */
+async function nextHandler(port: number, viaNext: boolean): Promise<Handler> {
   const app = next({ dev: false, dir: ROOT, port });
   await app.prepare();
   const handle = app.getRequestHandler();
-  return (req, res) => void handle(req, res);
+  const viaNextJs: Handler = (req, res) => void handle(req, res);
+  return viaNext ? viaNextJs : withV1(viaNextJs, await v1Handler());
+}
+
+/** `next` for every request but a plain /v1 one (`plainV1`), which `v1` answers. */
+export function withV1(next: Handler, v1: Handler): Handler {
+  return (req, res) => (isV1(req.url) && plainV1(req) ? v1(req, res) : next(req, res));
 }
 
 async function main() {
   const port = Number(process.env.PORT ?? 3000);
   const building = process.env.CONSOLE_BUILT === "0";
-  let handler = building ? await startingHandler() : await nextHandler(port);
+  const viaNext = process.env.WEB_V1_VIA_NEXT === "1";
+  let handler = building ? await startingHandler() : await nextHandler(port, viaNext);
   const server = http.createServer((req, res) => {
     const refused = refusal(req.method, req.url);
     if (!refused) return handler(req, res);
@@ -100,7 +114,7 @@ async function main() {
   process.on("message", (message: { console?: string }) => {
     if (message.console !== "built" || !building || switching) return;
     switching = true;
-    void nextHandler(port).then(
+    void nextHandler(port, viaNext).then(
       (ready) => {
         handler = ready;
         console.log("console ready");
