@@ -206,7 +206,7 @@ try {
   const spread = RATES.map((rate) => {
     const runs = arrivals.filter((a) => a.rate_per_second === rate);
     const of = (pick: (a: (typeof runs)[number]) => number) => {
-      const values = runs.map(pick).sort((a, b) => a - b);
+      const values = runs.map((a) => round2(pick(a))).sort((a, b) => a - b);
       return {
         min: values[0] ?? null,
         median: values.length ? percentile(values, 50) : null,
