@@ -10,12 +10,12 @@ const PASSWORD = "new-charger-boot-1";
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Which transaction wrote the row (its `xmin`), and the station's events in order. */
-async function written(stationId: number) {
+async function written(stationId: number, action = "BootNotification") {
   const [connected] = await db().$queryRaw<{ xmin: string }[]>`
     SELECT xmin::text FROM events WHERE station_id = ${stationId} AND type = 'station.connected'`;
   const [boot] = await db().$queryRaw<{ xmin: string }[]>`
     SELECT xmin::text FROM charger_messages
-     WHERE station_id = ${stationId} AND action = 'BootNotification'`;
+     WHERE station_id = ${stationId} AND action = ${action}`;
   const events = await db().event.findMany({
     where: { stationId, type: { in: ["station.connected", "station.booted"] } },
     orderBy: { sequence: "asc" },
@@ -87,6 +87,65 @@ describe("a new charger's connect and its first call (issue 29, point 5)", () =>
         );
       await Promise.all(
         [chargerA, chargerB, chargerC].map((x) => x.close({ force: true }).catch(() => {})),
+      );
+    } finally {
+      if (!released) await blocker.query("ROLLBACK").catch(() => {});
+      await blocker.end();
+    }
+  });
+
+  it("a first StatusNotification rides too; a 2.0.1 charger's first call waits for its connect", async () => {
+    const t = await aTenantWithKey();
+    const [a, b, c, d] = [
+      await aStationWithPassword(t, PASSWORD),
+      await aStationWithPassword(t, PASSWORD),
+      await aStationWithPassword(t, PASSWORD),
+      await aStationWithPassword(t, PASSWORD),
+    ];
+    const blocker = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    await blocker.connect();
+    let released = false;
+    try {
+      await blocker.query("BEGIN");
+      await blocker.query("SELECT 1 FROM tenant_event_counters WHERE tenant_id = $1 FOR UPDATE", [
+        t.tenantId,
+      ]);
+      const chargerA = await aConnectedCharger(gw, a, PASSWORD, "ocpp1.6");
+      await sleep(150);
+      const chargerB = await aConnectedCharger(gw, b, PASSWORD, "ocpp1.6");
+      await sleep(150);
+      const chargerC = await aConnectedCharger(gw, c, PASSWORD, "ocpp1.6");
+      const chargerD = await aConnectedCharger(gw, d, PASSWORD, "ocpp2.0.1");
+      const status = chargerC.call("StatusNotification", {
+        connectorId: 1,
+        errorCode: "NoError",
+        status: "Available",
+        timestamp: new Date().toISOString(),
+      });
+      const booted = chargerD.call("BootNotification", {
+        reason: "PowerUp",
+        chargingStation: { vendorName: "Ride", model: "Waits" },
+      });
+      await sleep(300);
+      await blocker.query("COMMIT");
+      released = true;
+      await Promise.all([status, booted]);
+
+      const connector = await db().connector.findFirstOrThrow({ where: { stationId: c.id } });
+      expect(connector.ocppStatus).toBe("Available");
+      const ridden = await written(c.id, "StatusNotification");
+      expect(ridden.connected).toBeDefined();
+      expect(ridden.boot).toBe(ridden.connected);
+      // The 2.x charger's connect and boot: two transactions, the boot after the connect.
+      const waited = await written(d.id);
+      expect(waited.connected).toBeDefined();
+      expect(waited.boot).toBeDefined();
+      expect(waited.boot).not.toBe(waited.connected);
+      expect(waited.events.map((e) => e.type)).toEqual(["station.connected", "station.booted"]);
+      await Promise.all(
+        [chargerA, chargerB, chargerC, chargerD].map((x) =>
+          x.close({ force: true }).catch(() => {}),
+        ),
       );
     } finally {
       if (!released) await blocker.query("ROLLBACK").catch(() => {});
