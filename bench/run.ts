@@ -37,8 +37,8 @@ const BENCHMARKS: Record<string, { what: string; run: string }> = {
     run: "BENCH_GATEWAYS=4 BENCH_CONNECTIONS=2000 BENCH_COMMANDS=50 npm run bench -- scale-out",
   },
   storm: {
-    what: "new chargers per second at fixed arrival rates, and a gateway restart's reconnect storm",
-    run: "BENCH_RATES=50,100,200,300 BENCH_STORM=19000 npm run bench -- storm",
+    what: "new chargers per second at fixed arrival rates (each run 3 times, with the spread), and a gateway restart's reconnect storm",
+    run: "BENCH_RATES=50,100,200,300 BENCH_RUNS=3 BENCH_STORM=19000 npm run bench -- storm",
   },
   bills: {
     what: "simulated bills created and finalized per second; live pricing per MeterValues",

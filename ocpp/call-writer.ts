@@ -6,6 +6,7 @@ import {
   type CallOutcome,
 } from "../server/charger-reports/call-batch";
 import { log } from "../server/log";
+import { markStation } from "./phase-trace";
 
 export type CallWriterOptions = {
   db: Db;
@@ -58,6 +59,7 @@ export function createCallWriter({ db, maxBatch = 250, concurrency = 2 }: CallWr
   }
 
   async function write(batch: Pending[]) {
+    for (const p of batch) markStation(p.message.charger.stationId, `${p.message.action}.write`);
     let outcomes: CallOutcome[];
     try {
       outcomes = await inTransaction(
@@ -76,6 +78,7 @@ export function createCallWriter({ db, maxBatch = 250, concurrency = 2 }: CallWr
       });
       outcomes = batch.map(() => ({ perMessage: true }));
     }
+    for (const p of batch) markStation(p.message.charger.stationId, `${p.message.action}.commit`);
     batch.forEach((p, i) => p.resolve(outcomes[i] ?? { perMessage: true }));
   }
 

@@ -3,12 +3,19 @@ import {
   CONNECTION_BATCH_SIZE,
   recordConnectionChanges,
   type ConnectionChange,
+  type Ride,
 } from "../server/charging/connections";
+import type { CallOutcome, StationMessage } from "../server/charger-reports/call-batch";
+import { markStation } from "./phase-trace";
 
 type Station = { id: number; tenantId: number };
 type Waiting = {
   change: ConnectionChange;
   settle: (outcome: { generation: number | null } | { error: Error }) => void;
+  /** its connection's first call, riding with this connect (`ride`) */
+  ride?: { message: StationMessage; answer: (outcome: CallOutcome) => void };
+  /** taken into a batch: too late for a ride */
+  taken?: boolean;
 };
 
 /** A recorded connect: when the gateway accepted it, and its generation (`ConnectionChange`). */
@@ -47,12 +54,20 @@ export function createConnectionRecorder({
     error instanceof Error ? error : new Error(`recording failed: ${String(error)}`);
 
   async function write(batch: Waiting[]) {
+    for (const w of batch) markStation(w.change.station.id, `${w.change.kind}.write`);
+    const riding = batch.filter((w) => w.ride);
+    const rides: Ride[] = riding.map((w) => ({ connect: w.change, message: w.ride!.message }));
+    /** a ride the transaction did not record is recorded alone by its caller */
+    let answers: CallOutcome[] = [];
     try {
       const outcomes = await recordConnectionChanges(
         db,
         gatewayId,
         batch.map((w) => w.change),
+        rides,
       );
+      answers = outcomes.rides ?? [];
+      for (const w of batch) markStation(w.change.station.id, `${w.change.kind}.commit`);
       batch.forEach((w, i) => w.settle({ generation: outcomes[i] ?? null }));
     } catch {
       // One change the lot cannot apply (its station deleted meanwhile): each on its own, in order.
@@ -61,6 +76,9 @@ export function createConnectionRecorder({
           ([generation]) => w.settle({ generation: generation ?? null }),
           (error: unknown) => w.settle({ error: failed(error) }),
         );
+    } finally {
+      // After the settles: the caller that rode learns its connect's generation first.
+      riding.forEach((w, i) => w.ride!.answer(answers[i] ?? { perMessage: true }));
     }
   }
 
@@ -76,6 +94,7 @@ export function createConnectionRecorder({
       const free = !writing.has(id) && !held.has(id);
       if (free && batch.length < batchSize && (tenantId === null || tenant === tenantId)) {
         tenantId = tenant;
+        w.taken = true;
         batch.push(w);
       } else {
         held.add(id);
@@ -101,15 +120,38 @@ export function createConnectionRecorder({
     }
   }
 
-  const record = (change: ConnectionChange) =>
+  const record = (change: ConnectionChange, entry?: (w: Waiting) => void) =>
     new Promise<number | null>((resolve, reject) => {
-      waiting.push({
+      const w: Waiting = {
         change,
         settle: (outcome) =>
           "error" in outcome ? reject(outcome.error) : resolve(outcome.generation),
-      });
+      };
+      entry?.(w);
+      waiting.push(w);
       pump();
     });
+
+  /**
+   * The connect's first call goes with it when the connect is still waiting (`Ride`): resolves
+   * with its answer, or `perMessage` when the transaction did not record it. Null when the connect
+   * is already being written (or it has a call riding): the caller records the call as usual.
+   */
+  const rideWith =
+    (w: Waiting) =>
+    (message: StationMessage): Promise<CallOutcome> | null => {
+      if (w.ride || w.taken) return null;
+      return new Promise<CallOutcome>((answer) => (w.ride = { message, answer }));
+    };
+
+  function connect(station: Station, protocol: string) {
+    const at = new Date();
+    let ride!: ReturnType<typeof rideWith>;
+    const recorded = record({ kind: "connected", station, protocol, at }, (w) => {
+      ride = rideWith(w);
+    }).then((generation) => (generation === null ? null : { at, generation }));
+    return { recorded, ride };
+  }
 
   return {
     /**
@@ -117,11 +159,14 @@ export function createConnectionRecorder({
      * already has a connection accepted after this one on another gateway (this one never becomes
      * the station's: close it).
      */
-    connected: async (station: Station, protocol: string): Promise<RecordedConnection | null> => {
-      const at = new Date();
-      const generation = await record({ kind: "connected", station, protocol, at });
-      return generation === null ? null : { at, generation };
-    },
+    connected: (station: Station, protocol: string): Promise<RecordedConnection | null> =>
+      connect(station, protocol).recorded,
+    /**
+     * `connected`, with `ride`: the connection's first call, recorded in its connect's transaction
+     * while the connect still waits (null otherwise, see `rideWith`).
+     */
+    connect,
+
     /** The connection of `generation` closed. */
     disconnected: async (station: Station, generation: number) => {
       await record({ kind: "disconnected", station, generation });

@@ -65,7 +65,11 @@ import { runOperations } from "./operations";
 import { askTransactionStatus } from "../server/charging/transaction-status";
 import { createCallWriter } from "./call-writer";
 import { batchableMeterMessage } from "../server/charger-reports/meter-batch";
-import type { StationCall } from "../server/charger-reports/call-batch";
+import type {
+  CallOutcome,
+  StationCall,
+  StationMessage,
+} from "../server/charger-reports/call-batch";
 import { createLastSeen } from "./last-seen";
 import { createConnectionRecorder } from "./connection-recorder";
 import { releaseHandshake, type KeptHandshake } from "./release-handshake";
@@ -74,6 +78,7 @@ import { v16Batchable, v16Handlers } from "./handlers/v16";
 import { v2Batchable, v2Handlers } from "./handlers/v2";
 import type { ValidatedHandler } from "./handlers/types";
 import { meteredHandshake, observeCall } from "./metrics";
+import { finishStation, markName, markStation, nameIsStation } from "./phase-trace";
 
 /** Charger calls that record nothing a retry could apply twice. */
 const STATELESS_ACTIONS = new Set(["Heartbeat", "Authorize"]);
@@ -271,7 +276,9 @@ export async function createGateway({
         rule.tenantId !== null && session.tenantId !== rule.tenantId;
       const OUTSIDER = "This station does not connect through this hostname.";
       const address = chargerAddress(handshake.remoteAddress, handshake.headers["x-forwarded-for"]);
+      markName(name, "handshake");
       const entry = await gate.take(address, name.toLowerCase(), signal);
+      markName(name, "gate");
       if (!entry.ok) return refuseTurn(reject, refuseUnchecked, entry.reason);
       let held = false;
       try {
@@ -285,6 +292,7 @@ export async function createGateway({
             windowMs: limits.windowMs,
             verifierKey,
           });
+          markName(name, "verified");
           if (quick.outcome === "limited")
             return refuseUnchecked(
               429,
@@ -297,6 +305,8 @@ export async function createGateway({
             admitted.set(quick.session, entry.done);
             // A socket that closes before it opens never records a connection.
             setTimeout(entry.done, HANDSHAKE_HOLD_MS).unref();
+            nameIsStation(name, quick.session.stationId);
+            markStation(quick.session.stationId, "accepted");
             return accept(quick.session, protocol);
           }
         }
@@ -394,12 +404,14 @@ export async function createGateway({
     const { stationId, tenantId } = client.session;
     const station = { id: stationId, tenantId };
     const v16 = client.protocol === "ocpp1.6";
-    const connected = records.connected(station, client.protocol);
+    markStation(stationId, "client");
+    const { recorded: connected, ride } = records.connect(station, client.protocol);
     const connection: Connection = {
       charger: { stationId, tenantId, protocol: client.protocol },
       handlers: v16 ? v16Handlers : v2Handlers,
       batchable: v16 ? v16Batchable : v2Batchable,
       generation: connected.then((recorded) => {
+        markStation(stationId, "connected");
         if (!recorded) throw new ConnectionReplaced(stationId, null);
         return recorded.generation;
       }),
@@ -419,11 +431,18 @@ export async function createGateway({
     let queue: Promise<unknown> = connection.generation
       .then(() => openTransactionsChecked)
       .catch(() => {});
+    // A 1.6 charger's first call, a BootNotification or StatusNotification that comes while its
+    // connect still waits to be written, is recorded in the connect's transaction (`ride`): one
+    // commit for both instead of two in a row. (A 2.x charger's calls wait for the check above.)
+    let first = v16;
     client.handle(({ method, params, messageId }) => {
       refuseUnstorable(client.protocol, method, params);
-      const next = queue.then(() =>
-        observeCall(method, handleCall(connection, method, params, messageId)),
-      );
+      markStation(stationId, `${method}.received`);
+      const along = first ? rideAlong(connection, ride, method, params, messageId) : null;
+      first = false;
+      const next = along
+        ? observeCall(method, answerRide(connection, along, method, params, messageId))
+        : queue.then(() => observeCall(method, handleCall(connection, method, params, messageId)));
       queue = next.catch(() => {});
       return next;
     });
@@ -490,6 +509,47 @@ export async function createGateway({
    */
   const batches = createCallWriter({ db });
 
+  /** The first call as a ride with its connection's connect, or null when it cannot ride. */
+  function rideAlong(
+    connection: Connection,
+    ride: (message: StationMessage) => Promise<CallOutcome> | null,
+    method: string,
+    params: unknown,
+    messageId: string,
+  ) {
+    const read = connection.batchable.get(method);
+    if (!read) return null;
+    try {
+      const along = ride({
+        ...read(params),
+        charger: connection.charger,
+        messageId,
+        action: method,
+      });
+      if (along) markStation(connection.charger.stationId, `${method}.ride`);
+      return along;
+    } catch {
+      return null; // bad input: the ordinary path answers it
+    }
+  }
+
+  /** A ride's answer; one its transaction did not record is recorded alone, as any call. */
+  async function answerRide(
+    connection: Connection,
+    along: Promise<CallOutcome>,
+    method: string,
+    params: unknown,
+    messageId: string,
+  ) {
+    const outcome = await along;
+    if (!("response" in outcome)) return handleCall(connection, method, params, messageId);
+    const { stationId } = connection.charger;
+    markStation(stationId, `${method}.answered`);
+    if (method === "StatusNotification") finishStation(stationId);
+    lastSeen.seen(stationId, await connection.generation);
+    return outcome.response;
+  }
+
   async function handleCall(
     { charger, handlers, batchable, ...connection }: Connection,
     method: string,
@@ -511,7 +571,10 @@ export async function createGateway({
         ? { ...read(params), charger, messageId, action: method }
         : batchableMeterMessage(charger, method, messageId, params);
       if (call) {
+        markStation(charger.stationId, `${method}.submitted`);
         const outcome = await batches.submit({ ...call, generation });
+        markStation(charger.stationId, `${method}.answered`);
+        if (method === "StatusNotification") finishStation(charger.stationId);
         if ("response" in outcome) return outcome.response;
       }
       // Run again after a deadlock or serialization failure: the charger gets its answer either way.

@@ -36,12 +36,26 @@ export type CallOutcome = { response: Record<string, unknown> } | { perMessage: 
  * longer its station's (`lockConnection` then refuses it on that path).
  */
 export async function recordCallBatch(tx: DbTx, messages: CallMessage[]): Promise<CallOutcome[]> {
+  const events: TenantEvent[] = [];
+  const outcomes = await writeCallBatch(tx, messages, events);
+  await appendEventsByTenant(tx, events);
+  return outcomes;
+}
+
+/**
+ * `recordCallBatch` without its last step: the events go to `events`, for the caller to append
+ * (after events of its own that come first, `recordConnectionChanges`).
+ */
+export async function writeCallBatch(
+  tx: DbTx,
+  messages: CallMessage[],
+  events: TenantEvent[],
+): Promise<CallOutcome[]> {
   const stationIds = messages.map((m) => m.charger.stationId);
   const locked = await tx.$queryRaw<{ id: number; generation: number; online: boolean }[]>`
     SELECT id, connection_generation AS generation, gateway_id IS NOT NULL AS online
       FROM stations WHERE id = ANY(${stationIds}::int[]) ORDER BY id FOR NO KEY UPDATE`;
   const current = new Map(locked.filter((s) => s.online).map((s) => [s.id, s.generation]));
-  const events: TenantEvent[] = [];
   const outcomes: CallOutcome[] = new Array<CallOutcome>(messages.length);
   const meters: { i: number; m: MeterMessage }[] = [];
   const others: { i: number; m: StationMessage }[] = [];
@@ -66,7 +80,6 @@ export async function recordCallBatch(tx: DbTx, messages: CallMessage[]): Promis
     );
     others.forEach((x, j) => (outcomes[x.i] = done[j]!));
   }
-  await appendEventsByTenant(tx, events);
   return outcomes;
 }
 

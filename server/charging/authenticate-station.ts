@@ -1,4 +1,5 @@
-import type { DbTx } from "../db";
+import { queryRows, type DbTx } from "../db";
+import { Prisma } from "../generated/prisma/client";
 import { dummyPasswordHash, verifyPassword } from "../lib/passwords";
 import { stationVerifier, verifierMatches } from "../lib/password-verifier";
 
@@ -79,16 +80,17 @@ export async function quickAuthenticateStation({
 }): Promise<QuickCheck> {
   const windowOpened = new Date(now.getTime() - windowMs);
   const [byName, byAddress] = buckets;
-  const [row] = await db.$queryRaw<
-    {
-      id: number | null;
-      tenantId: number;
-      name: string;
-      passwordHash: string | null;
-      passwordVerifier: string | null;
-      lockedSince: Date | null;
-    }[]
-  >`
+  // Past Prisma's query engine (`queryRows`): every handshake runs it.
+  const [row] = await queryRows<{
+    id: number | null;
+    tenantId: number;
+    name: string;
+    passwordHash: string | null;
+    passwordVerifier: string | null;
+    lockedSince: Date | null;
+  }>(
+    db,
+    Prisma.sql`
     SELECT s.id, s.tenant_id AS "tenantId", s.name, s.password_hash AS "passwordHash",
            s.password_verifier AS "passwordVerifier",
            (SELECT max(r.window_start) FROM rate_limit_windows r
@@ -96,7 +98,8 @@ export async function quickAuthenticateStation({
                AND ((r.api_key_id = ${byName.bucket} AND r.count >= ${byName.limit})
                  OR (r.api_key_id = ${byAddress.bucket} AND r.count >= ${byAddress.limit})))
              AS "lockedSince"
-    FROM (SELECT 1) AS one LEFT JOIN stations s ON s.name_key = ${name.toLowerCase()}`;
+    FROM (SELECT 1) AS one LEFT JOIN stations s ON s.name_key = ${name.toLowerCase()}`,
+  );
   if (!row?.id || !row.passwordHash || !row.passwordVerifier) return { outcome: "unsure" };
   if (!verifierMatches(verifierKey, row.passwordVerifier, row.id, row.passwordHash, password))
     return { outcome: "unsure" };

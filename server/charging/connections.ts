@@ -3,6 +3,11 @@ import { inTransaction } from "../db/retry";
 import { appendEventsByTenant, type StationEvent, type TenantEvent } from "../events/append-event";
 import { armListSyncs } from "../local-lists/auto-sync";
 import { deadGatewayIds } from "./gateways";
+import {
+  writeCallBatch,
+  type CallOutcome,
+  type StationMessage,
+} from "../charger-reports/call-batch";
 
 export type ChargerContext = { stationId: number; tenantId: number; protocol: string };
 
@@ -74,12 +79,20 @@ export async function lockConnection(tx: DbTx, stationId: number, generation: nu
  * - a disconnect ends its own generation only, if it is still the station's and online.
  * A connect whose station no longer exists fails the whole call (the recorder then records its
  * changes one by one).
+ *
+ * `rides`: a new connection's first charger call (BootNotification or StatusNotification) that
+ * arrived while its connect was still waiting, recorded in the same transaction right after the
+ * connects (`writeCallBatch`, on the generation its connect got; its events after the connects'),
+ * so a new charger's connect and boot cost one commit, not two in a row. Each ride's outcome is its
+ * answer, or `perMessage` (its connect got no generation, or its station changes twice in this
+ * call): the caller records that one alone once its connect is known.
  */
 export async function recordConnectionChanges(
   db: Db,
   gatewayId: string,
   changes: readonly ConnectionChange[],
-): Promise<ConnectionOutcomes> {
+  rides: readonly Ride[] = [],
+): Promise<ConnectionOutcomes & { rides?: CallOutcome[] }> {
   const ids = [...new Set(changes.map((c) => c.station.id))].sort((a, b) => a - b);
   return inTransaction(
     db,
@@ -90,11 +103,54 @@ export async function recordConnectionChanges(
       for (const run of runsOfDistinctStations(changes))
         for (const { change, event } of await applyRun(tx, gatewayId, run, outcomes))
           events.push({ tenantId: change.station.tenantId, event });
+      const result: ConnectionOutcomes & { rides?: CallOutcome[] } = changes.map(
+        (c) => outcomes.get(c) ?? null,
+      );
+      // Before the events: the counter, taken by their append, is held only to the commit.
+      if (rides.length) result.rides = await recordRides(tx, changes, outcomes, rides, events);
       await appendEventsByTenant(tx, events);
-      return changes.map((c) => outcomes.get(c) ?? null);
+      return result;
     },
     { maxWait: 10_000, timeout: 30_000 },
   );
+}
+
+/** A charger call that goes with its connection's connect (`recordConnectionChanges`). */
+export type Ride = { connect: ConnectionChange; message: StationMessage };
+
+/**
+ * The rides' writes, after the connects (their stations are locked already); their events go to
+ * `events` after the connects', so each station's log reads connected, then its first call.
+ */
+async function recordRides(
+  tx: DbTx,
+  changes: readonly ConnectionChange[],
+  outcomes: Map<ConnectionChange, number | null>,
+  rides: readonly Ride[],
+  events: TenantEvent[],
+): Promise<CallOutcome[]> {
+  const changesOf = new Map<number, number>();
+  for (const c of changes) changesOf.set(c.station.id, (changesOf.get(c.station.id) ?? 0) + 1);
+  const result: CallOutcome[] = rides.map(() => ({ perMessage: true }));
+  const riding: { i: number; generation: number }[] = [];
+  rides.forEach((ride, i) => {
+    const generation = outcomes.get(ride.connect);
+    if (
+      ride.connect.kind === "connected" &&
+      generation != null &&
+      changesOf.get(ride.connect.station.id) === 1 &&
+      ride.message.charger.stationId === ride.connect.station.id
+    )
+      riding.push({ i, generation });
+  });
+  if (riding.length === 0) return result;
+  const done = await writeCallBatch(
+    tx,
+    riding.map(({ i, generation }) => ({ ...rides[i]!.message, generation })),
+    events,
+  );
+  riding.forEach(({ i }, j) => (result[i] = done[j]!));
+  return result;
 }
 
 /** The changes cut, in order, into runs where each station appears at most once. */
