@@ -290,6 +290,18 @@ describe("plan", () => {
       expect(worstWhileAnswering([...others, fresh], p)).toBeLessThanOrEqual(LIMIT);
     });
 
+    it("keeps room for a new session whose first share (what was free) is still pending", () => {
+      // ten sessions far below their fair share want theirs; a new one was sent 0 A (nothing
+      // free) and has not answered: its fair share is kept for it, taken from the others now
+      const others = holding(100, (k) => (k <= 90 ? 10_000 : 8_000));
+      const fresh = s(101, { state: "pending", believedW: 22_080, sentDeciA: 0, confirmed: false });
+      const p = plan(LIMIT, V, [...others, fresh]);
+      const after = answered(others, p).reduce((sum, x) => sum + x.believedW, 0);
+      const fair = equal(101);
+      expect(p.send.some((x) => x.w < 9_000 && x.key <= 90)).toBe(true);
+      expect(after + fair).toBeLessThanOrEqual(LIMIT);
+    });
+
     it("a stop hands its power out only to those it moves beyond the band", () => {
       // 100 sessions at the share of 100; one stops: each would get 1 % more, within the band
       const stayed = holding(100, () => LIMIT / 100).slice(1);

@@ -239,7 +239,8 @@ export function plan(
     if (s.state === "rejected" || s.state === "pending" || s.online === false) {
       const pending = s.state === "pending" && sentW !== null;
       out.set(s.key, share(pending ? sentW : (held.get(s.key) ?? 0)));
-      eventual += pending ? sentW : now;
+      // a pending first share (maybe 0 A, what was free) is followed by the fair share
+      eventual += pending ? (s.confirmed ? sentW : Math.max(sentW, f)) : now;
       continue;
     }
     if (!s.confirmed) {
