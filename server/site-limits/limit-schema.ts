@@ -78,7 +78,12 @@ export const allocationSchema = z.object({
   min_power_w: z.number().int(),
   max_power_w: z.number().int(),
   phases: z.number().int(),
-  allocated_w: z.number().int().describe("the session's share (W), after rounding down to 0.1 A"),
+  allocated_w: z
+    .number()
+    .int()
+    .describe(
+      "the session's share (W), after rounding down to 0.1 A: kept while within the tolerance band (the larger of 1 A per phase and 10 %) of its fair share",
+    ),
   allocated_current_a: z.number().describe("the share sent: A per phase, a multiple of 0.1"),
   draw_w: z.number().int().nullable().describe("the latest measured draw (W)"),
   profile_state: profileStateSchema,
