@@ -317,6 +317,8 @@ describe("plan", () => {
       );
       for (const x of p.send) expect(x.w).toBe(fair99);
       expect(p.countedW).toBeLessThanOrEqual(LIMIT);
+      // the limit's own band: none (0 A, 0 %) sends every fair share that moved, as before
+      expect(plan(LIMIT, V, stayed, { minA: 0, fraction: 0 }).send).toHaveLength(99);
       // a lowered limit is taken from as few as it needs: 5 kW from five sessions
       const lowered = plan(
         LIMIT - 5_000,

@@ -27,6 +27,8 @@ type LimitRow = {
   connector_max_power_w: number;
   phases: number;
   overrides: ConnectorOverride[];
+  band_min_deci_a: number;
+  band_percent: number;
 };
 
 type OpenSession = {
@@ -112,11 +114,11 @@ async function recomputeIn(tx: DbTx, locationId: number, skipWhenBusy: boolean) 
   const [limit] = skipWhenBusy
     ? await tx.$queryRaw<LimitRow[]>`
         SELECT location_id, tenant_id, max_power_w, voltage_v, min_power_w, connector_max_power_w,
-               phases, overrides
+               phases, overrides, band_min_deci_a, band_percent
           FROM site_power_limits WHERE location_id = ${locationId} FOR UPDATE SKIP LOCKED`
     : await tx.$queryRaw<LimitRow[]>`
         SELECT location_id, tenant_id, max_power_w, voltage_v, min_power_w, connector_max_power_w,
-               phases, overrides
+               phases, overrides, band_min_deci_a, band_percent
           FROM site_power_limits WHERE location_id = ${locationId} FOR UPDATE`;
   if (!limit) {
     if (!skipWhenBusy) return { sent: 0, changed: false };
@@ -195,7 +197,10 @@ async function recomputeIn(tx: DbTx, locationId: number, skipWhenBusy: boolean) 
     };
   });
 
-  const p = plan(limit.max_power_w, limit.voltage_v, sessions);
+  const p = plan(limit.max_power_w, limit.voltage_v, sessions, {
+    minA: limit.band_min_deci_a / 10,
+    fraction: limit.band_percent / 100,
+  });
   const sends = new Map(p.send.map((s) => [s.key, s]));
   let changed = existing.length !== sessions.length;
 
