@@ -3,18 +3,22 @@
  * limit, an `ocpp` process (ocpp/main.ts, the product's entry, with its job runner) dividing it,
  * sessions starting and stopping at 5 a second for 60 s (after a warm-up to half the chargers
  * charging). Figures: the time from a change (the StartTransaction or StopTransaction call) to the
- * last charger it affects receiving a new SetChargingProfile (p50/p99), and the gateway's and
- * PostgreSQL's CPU per recomputation (process CPU time from /proc over the measured phase, divided
- * by the recomputations committed in it). Run: `npx tsx bench/site-limits.ts` (BENCH_CHARGERS
- * default 200, BENCH_RATE changes a second default 5, BENCH_SECONDS default 60, BENCH_LIMIT_W
- * default 5 kW per charger: 1 MW for 200). Writes bench/results/site-limits.json.
+ * last charger receiving its SetChargingProfile for it (p50/p99), the profiles sent per change,
+ * and the gateway's and PostgreSQL's CPU per recomputation (process CPU time from /proc over the
+ * measured phase, divided by the recomputations committed in it). Run: `npx tsx
+ * bench/site-limits.ts` (BENCH_CHARGERS default 200, BENCH_RATE changes a second default 5,
+ * BENCH_SECONDS default 60, BENCH_LIMIT_W default 5 kW per charger: 1 MW for 200). Writes
+ * bench/results/site-limits.json.
  *
- * "The chargers it affects": the one that started, and, when the equal split is below the
- * connectors' maximum (the default: 1 MW over about 100 sessions is 10 kW each) and moves by 0.1 A
- * or more, every other charger charging at the change. Each is timed to the first
- * profile it receives after the change (a profile already on its way for the change before counts
- * too, so under a backlog this reads low rather than high; the backlog itself shows in the count
- * of recomputations and their CPU).
+ * With the tolerance band (server/site-limits/README.md) a change moves only the few shares it
+ * must, so the chargers a change affects are read from what they receive:
+ * - a start: the new session's charger receiving its share (a limit of at least 80 % of the equal
+ *   split; the others' decreases that make room for it are answered before it is sent, or it is
+ *   sent first when there is slack, so it is the last charger of the change);
+ * - a stop: each increase (a limit above the charger's previous one, to a session that was not
+ *   just started) received after it and before the next stop, the last one timed.
+ * At the end, after a quiet spell, every session's limit is compared with the equal split: how
+ * many are outside the band (the fairness bound, which should be none).
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import os from "node:os";
@@ -69,8 +73,10 @@ type Charger = {
   i: number;
   client: RPCClient;
   transaction: number | null;
-  /** when each SetChargingProfile arrived */
-  received: number[];
+  /** when each SetChargingProfile arrived, and its limit (A per phase) */
+  received: { at: number; limitA: number }[];
+  /** when its current session started (the bench's clock) */
+  startedAt: number;
 };
 
 const loadAtStart = os.loadavg();
@@ -116,9 +122,16 @@ try {
           }),
           transaction: null,
           received: [],
+          startedAt: 0,
         };
-        c.client.handle("SetChargingProfile", () => {
-          c.received.push(performance.now());
+        c.client.handle("SetChargingProfile", ({ params }) => {
+          const p = params as {
+            csChargingProfiles: {
+              chargingSchedule: { chargingSchedulePeriod: { limit: number }[] };
+            };
+          };
+          const limitA = p.csChargingProfiles.chargingSchedule.chargingSchedulePeriod[0]!.limit;
+          c.received.push({ at: performance.now(), limitA });
           return Promise.resolve({ status: "Accepted" });
         });
         await c.client.connect();
@@ -133,6 +146,7 @@ try {
   }
 
   const start = async (c: Charger) => {
+    c.startedAt = performance.now();
     const answer = (await c.client.call("StartTransaction", {
       connectorId: 1,
       idTag: `BENCH-${c.i}`,
@@ -153,7 +167,7 @@ try {
   };
   const quiet = async (ms: number) => {
     for (;;) {
-      const last = Math.max(0, ...chargers.map((c) => c.received.at(-1) ?? 0));
+      const last = Math.max(0, ...chargers.map((c) => c.received.at(-1)?.at ?? 0));
       if (performance.now() - last > ms) return;
       await sleep(200);
     }
@@ -176,7 +190,7 @@ try {
   const countBefore = await recomputations();
   const cpuBefore = cpuMsByProcess(processName);
   const loadAtMeasure = os.loadavg();
-  const changes: { at: number; affected: Charger[] }[] = [];
+  const changes: { at: number; c: Charger; starting: boolean; sessions: number }[] = [];
   const began = performance.now();
   for (let n = 0; performance.now() - began < SECONDS * 1000; n++) {
     const due = began + (n * 1000) / RATE;
@@ -185,10 +199,7 @@ try {
     const at = performance.now();
     const starting = c.transaction === null;
     const sessions = chargers.filter((o) => o.transaction !== null).length;
-    const othersMove = shareOf(sessions) !== shareOf(sessions + (starting ? 1 : -1));
-    const affected = othersMove ? chargers.filter((o) => o.transaction !== null && o !== c) : [];
-    if (starting) affected.push(c);
-    changes.push({ at, affected });
+    changes.push({ at, c, starting, sessions: sessions + (starting ? 1 : -1) });
     // not awaited in turn: the next change comes on time whatever this one's answer takes
     void (starting ? start(c) : stop(c)).catch((e: unknown) => console.error(e));
   }
@@ -197,17 +208,65 @@ try {
   const cpuAfter = cpuMsByProcess(processName);
   const countAfter = await recomputations();
 
-  const delays: number[] = [];
-  let unreached = 0;
-  for (const change of changes) {
-    let worst = 0;
-    for (const c of change.affected) {
-      const first = c.received.find((t) => t > change.at);
-      if (first === undefined) unreached++;
-      else worst = Math.max(worst, first - change.at);
-    }
-    delays.push(worst);
+  // a start: to its charger receiving its share
+  const startDelays: number[] = [];
+  let startsNeverShared = 0;
+  for (const ch of changes.filter((x) => x.starting)) {
+    const share = ch.c.received.find(
+      (r) => r.at > ch.at && r.limitA * 10 >= 0.8 * shareOf(ch.sessions),
+    );
+    const stoppedAt = changes.find((x) => x.c === ch.c && !x.starting && x.at > ch.at)?.at;
+    if (share && (stoppedAt === undefined || share.at < stoppedAt))
+      startDelays.push(share.at - ch.at);
+    else if (stoppedAt === undefined) startsNeverShared++;
   }
+  // a stop: to the last increase received before the next stop (to a session not just started)
+  const stops = changes.filter((x) => !x.starting);
+  const stopDelays = stops.map((ch, k) => {
+    const until = stops[k + 1]?.at ?? Infinity;
+    let worst = 0;
+    for (const c of chargers) {
+      let previous: number | null = null;
+      for (const r of c.received) {
+        if (r.at > ch.at && r.at < until && previous !== null && r.limitA > previous)
+          if (c.startedAt < ch.at || r.at - c.startedAt > 5_000)
+            worst = Math.max(worst, r.at - ch.at);
+        previous = r.limitA;
+      }
+    }
+    return worst;
+  });
+  // the fairness bound at rest: every session within the band of the equal split
+  const running = chargers.filter((c) => c.transaction !== null);
+  const equalDeciA = shareOf(running.length);
+  const bandDeciA = Math.max(10, Math.round(equalDeciA * 0.1));
+  const outsideBand = running.filter((c) => {
+    const limit = c.received.at(-1)?.limitA;
+    return limit === undefined || Math.abs(limit * 10 - equalDeciA) > bandDeciA + 1;
+  }).length;
+  if (process.env.BENCH_DEBUG)
+    for (const c of running.filter((x) => {
+      const limit = x.received.at(-1)?.limitA;
+      return limit === undefined || Math.abs(limit * 10 - equalDeciA) > bandDeciA + 1;
+    }))
+      console.error(
+        "outside the band",
+        c.i,
+        c.received.slice(-4),
+        await db().$queryRaw`
+          SELECT a.allocated_w, a.sent_deci_a, a.believed_w, a.confirmed, cp.state, cp.charger_status,
+                 o.status, o.result
+            FROM site_power_allocations a
+            JOIN stations s ON s.id = a.station_id
+            LEFT JOIN charging_profiles cp ON cp.station_id = a.station_id
+                  AND cp.charging_profile_id = a.charging_profile_id
+            LEFT JOIN operations o ON o.id = cp.operation_id
+           WHERE s.name = ${`${prefix}${c.i}`}`,
+      );
+  const sentInMeasure = chargers.reduce(
+    (sum, c) => sum + c.received.filter((r) => r.at >= began).length,
+    0,
+  );
   const recomputed = countAfter - countBefore;
   const cpu = (name: string) => (cpuAfter?.[name] ?? 0) - (cpuBefore?.[name] ?? 0);
   const profiles = chargers.reduce((sum, c) => sum + c.received.length, 0);
@@ -218,10 +277,14 @@ try {
     seconds: round2(measuredSeconds),
     changes: changes.length,
     sessions_at_end: chargers.filter((c) => c.transaction !== null).length,
-    change_to_last_affected_charger_ms: latency(delays),
-    affected_chargers_never_reached: unreached,
+    start_to_its_share_ms: latency(startDelays),
+    starts_never_given_their_share: startsNeverShared,
+    stop_to_last_increase_ms: latency(stopDelays),
+    change_to_last_charger_ms: latency([...startDelays, ...stopDelays]),
     recomputations: recomputed,
     set_charging_profiles_received_total: profiles,
+    set_charging_profiles_per_change: round2(sentInMeasure / Math.max(1, changes.length)),
+    sessions_outside_band_at_end: outsideBand,
     cpu_ms_per_recomputation: {
       gateway: round2(cpu("gateway") / Math.max(1, recomputed)),
       postgres: round2(cpu("postgres") / Math.max(1, recomputed)),

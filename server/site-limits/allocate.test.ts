@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   allocate,
+  bandW,
   countedNowW,
   drawChangedMaterially,
   fromDeciA,
@@ -193,5 +194,139 @@ describe("plan", () => {
     const rejected = plan(50_000, V, [s(3, { state: "rejected", sentDeciA: 10 })]);
     expect(rejected.send).toEqual([]);
     expect(rejected.shares[0]!.heldBackW).toBe(22_080);
+  });
+
+  describe("the tolerance band", () => {
+    const LIMIT = 1_000_000;
+    const equal = (n: number) => fromDeciA(toDeciA(LIMIT / n, V, 3), V, 3);
+    /** `n` confirmed sessions holding `w` each (installed) */
+    const holding = (n: number, w: (k: number) => number) =>
+      Array.from({ length: n }, (_, i) => {
+        const deciA = toDeciA(w(i + 1), V, 3);
+        return s(i + 1, { believedW: fromDeciA(deciA, V, 3), sentDeciA: deciA });
+      });
+    /** the answers to a plan's sends, all installed */
+    const answered = (sessions: Session[], p: ReturnType<typeof plan>) =>
+      sessions.map((x) => {
+        const sent = p.send.find((y) => y.key === x.key);
+        return sent
+          ? {
+              ...x,
+              state: "installed" as const,
+              confirmed: true,
+              believedW: sent.w,
+              sentDeciA: sent.deciA,
+            }
+          : x;
+      });
+    /** the most the chargers may hold while the sends are answered in any order */
+    const worstWhileAnswering = (sessions: Session[], p: ReturnType<typeof plan>) =>
+      sessions.reduce((sum, x) => {
+        const sent = p.send.find((y) => y.key === x.key);
+        const now = countedNowW(x, V);
+        return sum + (sent ? (x.confirmed ? Math.max(now, sent.w) : sent.w) : now);
+      }, 0);
+
+    it("is the larger of 1 A on the session's phases and 10 % of its fair share", () => {
+      expect(bandW(10_000, V, 3)).toBe(1_000);
+      expect(bandW(3_000, V, 3)).toBe(690);
+      expect(bandW(3_000, V, 1)).toBe(300);
+      expect(bandW(1_000, V, 1)).toBe(230);
+      expect(bandW(10_000, V, 3, { minA: 2, fraction: 0.05 })).toBe(1_380);
+    });
+
+    it("a start among 100 sessions at their shares sends to few (the new one's share in two rounds), never above the limit", () => {
+      const others = holding(100, () => LIMIT / 100);
+      const fresh = s(101, { state: null, believedW: 22_080, confirmed: false });
+      const first = plan(LIMIT, V, [...others, fresh]);
+      // the new session's fair share (9,894 W of 101) is made room for by decreasing as few
+      // sessions as it takes, each to its fair share less the band (about 1 kW): 10, not 100
+      const decreased = first.send.filter((x) => x.key !== 101);
+      expect(decreased.length).toBeGreaterThan(0);
+      expect(decreased.length).toBeLessThanOrEqual(12);
+      const fair = equal(101);
+      for (const d of decreased) {
+        expect(d.w).toBeLessThan(others[0]!.believedW);
+        // the floor: the fair share less the band, on the 0.1 A grid (rounded up)
+        expect(d.w).toBeGreaterThanOrEqual(fair - bandW(fair, V, 3));
+      }
+      // the new one gets what the others' current limits leave free (the rounding: 0.1 A at most)
+      expect(first.send.find((x) => x.key === 101)!.w).toBeLessThanOrEqual(
+        LIMIT - 100 * others[0]!.believedW,
+      );
+      expect(worstWhileAnswering([...others, fresh], first)).toBeLessThanOrEqual(LIMIT);
+
+      // the answers: the new one (confirmed) goes up to its fair share, nothing else moves
+      const round1 = answered([...others, fresh], first);
+      const second = plan(LIMIT, V, round1);
+      expect(second.send.map((x) => x.key)).toEqual([101]);
+      expect(second.send[0]!.w).toBe(fair);
+      expect(worstWhileAnswering(round1, second)).toBeLessThanOrEqual(LIMIT);
+      // and then it is at rest: every session within the band of its fair share
+      const settled = answered(round1, second);
+      expect(plan(LIMIT, V, settled).send).toEqual([]);
+      for (const x of settled)
+        expect(Math.abs(x.believedW - fair)).toBeLessThanOrEqual(bandW(fair, V, 3));
+      expect(settled.reduce((sum, x) => sum + x.believedW, 0)).toBeLessThanOrEqual(LIMIT);
+    });
+
+    it("with slack, a start's share goes in the first round and nobody else is sent anything", () => {
+      // 99 sessions at the share of 100: a stop left about 10 kW unused (within the band)
+      const others = holding(99, () => LIMIT / 100);
+      const fresh = s(100, { state: null, believedW: 22_080, confirmed: false });
+      const p = plan(LIMIT, V, [...others, fresh]);
+      expect(p.send).toEqual([{ key: 100, deciA: toDeciA(equal(100), V, 3), w: equal(100) }]);
+      expect(worstWhileAnswering([...others, fresh], p)).toBeLessThanOrEqual(LIMIT);
+    });
+
+    it("takes room from the sessions furthest above their fair share first", () => {
+      // fair share of 101 is 9,894 W; sessions 1-5 hold 10,5xx (within the band), the rest less
+      const others = holding(100, (k) => (k <= 5 ? 10_500 : (LIMIT - 5 * 10_500) / 95));
+      const fresh = s(101, { state: null, believedW: 22_080, confirmed: false });
+      const p = plan(LIMIT, V, [...others, fresh]);
+      const keys = p.send.map((x) => x.key).filter((k) => k !== 101);
+      // 6,227 W are needed; each of them gives 1,587 W (10,488 down to the floor, 8,901): four suffice
+      expect(keys).toEqual([1, 2, 3, 4]);
+      expect(worstWhileAnswering([...others, fresh], p)).toBeLessThanOrEqual(LIMIT);
+    });
+
+    it("keeps room for a new session whose first share (what was free) is still pending", () => {
+      // ten sessions far below their fair share want theirs; a new one was sent 0 A (nothing
+      // free) and has not answered: its fair share is kept for it, taken from the others now
+      const others = holding(100, (k) => (k <= 90 ? 10_000 : 8_000));
+      const fresh = s(101, { state: "pending", believedW: 22_080, sentDeciA: 0, confirmed: false });
+      const p = plan(LIMIT, V, [...others, fresh]);
+      const after = answered(others, p).reduce((sum, x) => sum + x.believedW, 0);
+      const fair = equal(101);
+      expect(p.send.some((x) => x.w < 9_000 && x.key <= 90)).toBe(true);
+      expect(after + fair).toBeLessThanOrEqual(LIMIT);
+    });
+
+    it("a stop hands its power out only to those it moves beyond the band", () => {
+      // 100 sessions at the share of 100; one stops: each would get 1 % more, within the band
+      const stayed = holding(100, () => LIMIT / 100).slice(1);
+      expect(plan(LIMIT, V, stayed).send).toEqual([]);
+      // ten of them were taken down to the band's floor for an earlier start: a stop raises the
+      // fair share beyond their band, so they (and only they) go up to it
+      const fair99 = equal(99);
+      const floor100 = fromDeciA(toDeciA(equal(100) - bandW(equal(100), V, 3), V, 3), V, 3);
+      const mixed = holding(99, (k) => (k <= 10 ? floor100 : LIMIT / 100));
+      const p = plan(LIMIT, V, mixed);
+      expect(p.send.map((x) => x.key).sort((a, b) => a - b)).toEqual(
+        Array.from({ length: 10 }, (_, i) => i + 1),
+      );
+      for (const x of p.send) expect(x.w).toBe(fair99);
+      expect(p.countedW).toBeLessThanOrEqual(LIMIT);
+      // the limit's own band: none (0 A, 0 %) sends every fair share that moved, as before
+      expect(plan(LIMIT, V, stayed, { minA: 0, fraction: 0 }).send).toHaveLength(99);
+      // a lowered limit is taken from as few as it needs: 5 kW from five sessions
+      const lowered = plan(
+        LIMIT - 5_000,
+        V,
+        holding(100, () => LIMIT / 100),
+      );
+      expect(lowered.send.length).toBeLessThanOrEqual(6);
+      for (const x of lowered.send) expect(x.w).toBeLessThan(LIMIT / 100);
+    });
   });
 });

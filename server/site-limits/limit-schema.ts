@@ -59,6 +59,27 @@ export const putPowerLimitBody = z.strictObject({
     .max(2000)
     .default([])
     .describe("per-connector values, each replacing the default it names"),
+  tolerance_band: z
+    .strictObject({
+      min_current_a: z
+        .number()
+        .min(0)
+        .max(32)
+        .multipleOf(0.1)
+        .default(1)
+        .describe("the band's floor, A per phase (default 1)"),
+      percent: z
+        .number()
+        .int()
+        .min(0)
+        .max(50)
+        .default(10)
+        .describe("the band as a percentage of the fair share (default 10)"),
+    })
+    .default({ min_current_a: 1, percent: 10 })
+    .describe(
+      "a session keeps the share it holds while that is within the larger of these of its fair share (fewer profiles sent per change; up to a band's worth per session may stay unused); 0 and 0: every fair share is sent",
+    ),
 });
 export type PutPowerLimitInput = z.output<typeof putPowerLimitBody>;
 export type ConnectorOverride = PutPowerLimitInput["connector_overrides"][number];
@@ -78,7 +99,12 @@ export const allocationSchema = z.object({
   min_power_w: z.number().int(),
   max_power_w: z.number().int(),
   phases: z.number().int(),
-  allocated_w: z.number().int().describe("the session's share (W), after rounding down to 0.1 A"),
+  allocated_w: z
+    .number()
+    .int()
+    .describe(
+      "the session's share (W), after rounding down to 0.1 A: kept while within the tolerance band (`tolerance_band`) of its fair share",
+    ),
   allocated_current_a: z.number().describe("the share sent: A per phase, a multiple of 0.1"),
   draw_w: z.number().int().nullable().describe("the latest measured draw (W)"),
   profile_state: profileStateSchema,
@@ -109,6 +135,7 @@ export const powerLimitSchema = z.object({
       phases: z.number().int().optional(),
     }),
   ),
+  tolerance_band: z.object({ min_current_a: z.number(), percent: z.number().int() }),
   live_power_w: z
     .number()
     .int()

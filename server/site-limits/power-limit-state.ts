@@ -12,6 +12,8 @@ type Row = {
   connector_max_power_w: number;
   phases: number;
   overrides: ConnectorOverride[];
+  band_min_deci_a: number;
+  band_percent: number;
   created_at: Date;
   updated_at: Date;
 };
@@ -47,7 +49,8 @@ export async function readPowerLimitState(
 ): Promise<PowerLimitResource | null> {
   const [limit] = await db.$queryRaw<Row[]>`
     SELECT location_id, max_power_w, covers_all, station_ids, voltage_v, min_power_w,
-           connector_max_power_w, phases, overrides, created_at, updated_at
+           connector_max_power_w, phases, overrides, band_min_deci_a, band_percent, created_at,
+           updated_at
       FROM site_power_limits WHERE location_id = ${locationId} AND tenant_id = ${tenantId}`;
   if (!limit) return null;
   const rows = await db.$queryRaw<AllocationRow[]>`
@@ -98,6 +101,7 @@ export async function readPowerLimitState(
       phases: limit.phases,
     },
     connector_overrides: limit.overrides,
+    tolerance_band: { min_current_a: limit.band_min_deci_a / 10, percent: limit.band_percent },
     live_power_w: allocations.reduce((sum, a) => sum + (a.draw_w ?? 0), 0),
     allocated_w: allocations.reduce((sum, a) => sum + a.allocated_w + a.held_back_w, 0),
     allocations,

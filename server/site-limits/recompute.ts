@@ -27,6 +27,8 @@ type LimitRow = {
   connector_max_power_w: number;
   phases: number;
   overrides: ConnectorOverride[];
+  band_min_deci_a: number;
+  band_percent: number;
 };
 
 type OpenSession = {
@@ -112,11 +114,11 @@ async function recomputeIn(tx: DbTx, locationId: number, skipWhenBusy: boolean) 
   const [limit] = skipWhenBusy
     ? await tx.$queryRaw<LimitRow[]>`
         SELECT location_id, tenant_id, max_power_w, voltage_v, min_power_w, connector_max_power_w,
-               phases, overrides
+               phases, overrides, band_min_deci_a, band_percent
           FROM site_power_limits WHERE location_id = ${locationId} FOR UPDATE SKIP LOCKED`
     : await tx.$queryRaw<LimitRow[]>`
         SELECT location_id, tenant_id, max_power_w, voltage_v, min_power_w, connector_max_power_w,
-               phases, overrides
+               phases, overrides, band_min_deci_a, band_percent
           FROM site_power_limits WHERE location_id = ${locationId} FOR UPDATE`;
   if (!limit) {
     if (!skipWhenBusy) return { sent: 0, changed: false };
@@ -195,7 +197,10 @@ async function recomputeIn(tx: DbTx, locationId: number, skipWhenBusy: boolean) 
     };
   });
 
-  const p = plan(limit.max_power_w, limit.voltage_v, sessions);
+  const p = plan(limit.max_power_w, limit.voltage_v, sessions, {
+    minA: limit.band_min_deci_a / 10,
+    fraction: limit.band_percent / 100,
+  });
   const sends = new Map(p.send.map((s) => [s.key, s]));
   let changed = existing.length !== sessions.length;
 
@@ -333,7 +338,16 @@ async function sendShares(
     ).map((r) => r.id),
   );
   const ended: number[] = [];
-  let count = 0;
+  const now = new Date();
+  const items: {
+    s: (typeof chosen)[number];
+    stationId: number;
+    chargingProfileId: number;
+    profile: NeutralProfile;
+    /** the operation's id, chosen here for a station with a live gateway (sent in one batch) */
+    operationId: string;
+    live: boolean;
+  }[] = [];
   for (const s of chosen) {
     if (!running.has(s.o.transaction_id)) {
       ended.push(s.key);
@@ -356,40 +370,78 @@ async function sendShares(
       transaction: { id: s.o.transaction_id, reference: s.o.reference },
     };
     if (profileIssues(profile, station.protocol).length) continue; // cannot happen: the shape is fixed
-    const fields = {
-      evseNumber: s.o.evse_number,
-      connectorId: s.o.connector_id,
-      purpose: profile.purpose,
-      stackLevel: profile.stack_level,
-      profile: profile as object,
-      source: SITE_LIMIT_SOURCE,
-      state: "pending",
-      chargerStatus: null,
-      operationId: "",
-    };
-    const row = await tx.chargingProfile.upsert({
-      where: { stationId_chargingProfileId: { stationId: station.id, chargingProfileId } },
-      create: { id: newId("cpr"), tenantId, stationId: station.id, chargingProfileId, ...fields },
-      update: fields,
-      select: { id: true },
+    const live = station.gateway_id !== null;
+    items.push({
+      s,
+      stationId: station.id,
+      chargingProfileId,
+      profile,
+      operationId: live ? newId("op") : "",
+      live,
     });
-    const request: SetRequest = { profile_id: row.id, profile, source: SITE_LIMIT_SOURCE };
-    const operation = await createOperation({
+  }
+  if (!items.length) return { count: 0, ended };
+  // every row at once, each `pending` and naming its operation (chosen above; "" for a station
+  // without a live gateway, whose operation settles at once below and writes its own)
+  const rows = await tx.$queryRaw<
+    { id: string; station_id: number; charging_profile_id: number }[]
+  >`
+    INSERT INTO charging_profiles (id, tenant_id, station_id, charging_profile_id, source,
+                                   evse_number, connector_id, purpose, stack_level, profile, state,
+                                   charger_status, operation_id, created_at, updated_at)
+    SELECT u.id, ${tenantId}, u.station_id, u.charging_profile_id, ${SITE_LIMIT_SOURCE},
+           u.evse_number, u.connector_id, 'TxProfile', ${SITE_LIMIT_STACK_LEVEL}, u.profile::jsonb,
+           'pending', NULL, u.operation_id, ${now}, ${now}
+      FROM UNNEST(${items.map(() => newId("cpr"))}::text[], ${items.map((i) => i.stationId)}::int[],
+                  ${items.map((i) => i.chargingProfileId)}::int[],
+                  ${items.map((i) => i.profile.evse_number)}::int[],
+                  ${items.map((i) => i.s.o.connector_id)}::int[],
+                  ${items.map((i) => JSON.stringify(i.profile))}::text[],
+                  ${items.map((i) => i.operationId)}::text[])
+        AS u(id, station_id, charging_profile_id, evse_number, connector_id, profile, operation_id)
+    ON CONFLICT (station_id, charging_profile_id) DO UPDATE
+       SET source = EXCLUDED.source, evse_number = EXCLUDED.evse_number,
+           connector_id = EXCLUDED.connector_id, purpose = EXCLUDED.purpose,
+           stack_level = EXCLUDED.stack_level, profile = EXCLUDED.profile, state = 'pending',
+           charger_status = NULL, operation_id = EXCLUDED.operation_id,
+           updated_at = EXCLUDED.updated_at
+    RETURNING id, station_id, charging_profile_id`;
+  const rowId = new Map(rows.map((r) => [`${r.station_id}:${r.charging_profile_id}`, r.id]));
+  const requestOf = (i: (typeof items)[number]): SetRequest => ({
+    profile_id: rowId.get(`${i.stationId}:${i.chargingProfileId}`)!,
+    profile: i.profile,
+    source: SITE_LIMIT_SOURCE,
+  });
+  const live = items.filter((i) => i.live);
+  if (live.length)
+    // the operations as `createOperation` writes them for a live station, and the gateways'
+    // wake-up (NOTIFY, delivered at commit), in one statement
+    await tx.$queryRaw`
+      WITH op AS (
+        INSERT INTO operations (id, tenant_id, api_key_id, station_id, scope, action, status,
+                                request, secret, created_at)
+        SELECT u.id, ${tenantId}, NULL, u.station_id, ${chargingProfileSet.scope},
+               'set_charging_profile', 'dispatching', u.request::jsonb, NULL, ${now}
+          FROM UNNEST(${live.map((i) => i.operationId)}::text[],
+                      ${live.map((i) => i.stationId)}::int[],
+                      ${live.map((i) => JSON.stringify(requestOf(i)))}::text[])
+            AS u(id, station_id, request)
+        RETURNING id)
+      SELECT count(*)::int AS n FROM op, pg_notify('operations', op.id)`;
+  for (const i of items.filter((x) => !x.live)) {
+    // no live gateway: the operation settles at once (rejected, station_offline) and its
+    // completion writes the row's state and operation
+    await createOperation({
       db: tx,
       tenantId,
-      stationId: station.id,
+      stationId: i.stationId,
       apiKeyId: null,
       scope: chargingProfileSet.scope,
       action: "set_charging_profile",
-      request,
-      gatewayId: station.gateway_id,
+      request: requestOf(i),
+      gatewayId: null,
     });
-    // the operation's id, unless it settled at once (offline) and already wrote its own
-    await tx.chargingProfile.updateMany({
-      where: { id: row.id, operationId: "" },
-      data: { operationId: operation.id },
-    });
-    count++;
   }
+  const count = items.length;
   return { count, ended };
 }

@@ -28,6 +28,9 @@ describe("site power limits through the API", () => {
       return (res.body.error.details.fields as { field: string }[]).map((f) => f.field);
     };
     expect(await fields({ max_power_w: 0 })).toContain("max_power_w");
+    expect(
+      await fields({ max_power_w: 50_000, tolerance_band: { min_current_a: 0.05, percent: 60 } }),
+    ).toEqual(["tolerance_band.min_current_a", "tolerance_band.percent"]);
     expect(await fields({ max_power_w: 1.5 })).toContain("max_power_w");
     expect(await fields({ max_power_w: 50_000, connector_defaults: { phases: 2 } })).toEqual([
       "connector_defaults.phases",
@@ -98,6 +101,7 @@ describe("site power limits through the API", () => {
         voltage_v: 240,
         connector_defaults: { min_power_w: 1_000, max_power_w: 11_000, phases: 1 },
         connector_overrides: [{ connector_id: s.a.connectors[1]!.id, phases: 3 }],
+        tolerance_band: { min_current_a: 1.5, percent: 5 },
       },
       controller,
     );
@@ -109,6 +113,7 @@ describe("site power limits through the API", () => {
       voltage_v: 240,
       connector_defaults: { min_power_w: 1_000, max_power_w: 11_000, phases: 1 },
       connector_overrides: [{ connector_id: s.a.connectors[1]!.id, phases: 3 }],
+      tolerance_band: { min_current_a: 1.5, percent: 5 },
       live_power_w: 0,
       allocated_w: 0,
       allocations: [],
@@ -136,6 +141,7 @@ describe("site power limits through the API", () => {
       voltage_v: 230,
       connector_defaults: { min_power_w: 0, max_power_w: 22_080, phases: 3 },
       connector_overrides: [],
+      tolerance_band: { min_current_a: 1, percent: 10 },
     });
 
     expect((await call("DELETE", s.path, { key: reader, idempotencyKey: idem() })).status).toBe(

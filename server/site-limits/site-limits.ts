@@ -90,6 +90,8 @@ export async function putPowerLimit({
     connectorMaxPowerW: d.max_power_w,
     phases: d.phases,
     overrides: input.connector_overrides,
+    bandMinDeciA: Math.round(input.tolerance_band.min_current_a * 10),
+    bandPercent: input.tolerance_band.percent,
   };
   await db.sitePowerLimit.upsert({
     where: { locationId },
