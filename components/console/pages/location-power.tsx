@@ -49,6 +49,8 @@ const LABELS: Record<string, string> = {
   "connector_defaults.phases": "Phases",
   voltage_v: "Voltage",
   station_ids: "Stations covered",
+  "tolerance_band.min_current_a": "Tolerance (A per phase)",
+  "tolerance_band.percent": "Tolerance (%)",
 };
 
 /**
@@ -159,7 +161,11 @@ function Summary({ limit: l }: { limit: Limit }) {
           <dd className="text-lg font-semibold" data-testid="power-limit-max">
             {kw(l.max_power_w)} kW
           </dd>
-          <dd className="text-xs text-slate-600 dark:text-slate-400">for {covers}</dd>
+          <dd className="text-xs text-slate-600 dark:text-slate-400">
+            for {covers}; a share is left alone within{" "}
+            {l.tolerance_band.min_current_a.toLocaleString()} A or {l.tolerance_band.percent} % of
+            its fair share
+          </dd>
         </div>
         <div>
           <dt className="text-slate-600 dark:text-slate-400">Shared out (and held back)</dt>
@@ -373,6 +379,8 @@ type Draft = {
   connectorMax: string;
   phases: "1" | "3";
   voltage: string;
+  bandA: string;
+  bandPercent: string;
   /** null: every station of the location, now and later */
   stationIds: number[] | null;
 };
@@ -383,6 +391,8 @@ const draftOf = (l: Limit | null): Draft => ({
   connectorMax: l ? String(l.connector_defaults.max_power_w / 1000) : "22",
   phases: l?.connector_defaults.phases === 1 ? "1" : "3",
   voltage: l ? String(l.voltage_v) : "230",
+  bandA: l ? String(l.tolerance_band.min_current_a) : "1",
+  bandPercent: l ? String(l.tolerance_band.percent) : "10",
   stationIds: l?.station_ids ?? null,
 });
 
@@ -395,6 +405,14 @@ export function draftProblem(d: Draft): string | null {
   if (n(d.min) > n(d.connectorMax)) return "The minimum per session cannot be above its maximum.";
   if (!(Number.isInteger(n(d.voltage)) && n(d.voltage) >= 100 && n(d.voltage) <= 1000))
     return "Give the voltage per phase as a whole number from 100 to 1000.";
+  if (!(
+    n(d.bandA) >= 0 &&
+    n(d.bandA) <= 32 &&
+    Math.abs(Math.round(n(d.bandA) * 10) - n(d.bandA) * 10) < 1e-9
+  ))
+    return "Give the tolerance in amperes from 0 to 32, in tenths.";
+  if (!(Number.isInteger(n(d.bandPercent)) && n(d.bandPercent) >= 0 && n(d.bandPercent) <= 50))
+    return "Give the tolerance in percent as a whole number from 0 to 50.";
   if (d.stationIds !== null && d.stationIds.length === 0)
     return "Pick at least one station, or cover every station here.";
   return null;
@@ -443,6 +461,10 @@ function LimitForm({
             body: {
               max_power_w: watts(draft.max),
               voltage_v: Number(draft.voltage),
+              tolerance_band: {
+                min_current_a: Number(draft.bandA),
+                percent: Number(draft.bandPercent),
+              },
               ...(draft.stationIds === null ? {} : { station_ids: draft.stationIds }),
               connector_defaults: {
                 min_power_w: watts(draft.min),
@@ -495,6 +517,20 @@ function LimitForm({
           inputMode="numeric"
           value={draft.voltage}
           onChange={(e) => setDraft({ ...draft, voltage: e.target.value })}
+        />
+        <TextField
+          label="Tolerance (A per phase)"
+          inputMode="decimal"
+          value={draft.bandA}
+          onChange={(e) => setDraft({ ...draft, bandA: e.target.value })}
+          hint="A session's share is left alone while within this many amperes of its fair share…"
+        />
+        <TextField
+          label="Tolerance (%)"
+          inputMode="numeric"
+          value={draft.bandPercent}
+          onChange={(e) => setDraft({ ...draft, bandPercent: e.target.value })}
+          hint="…or this share of it, whichever is larger: fewer profiles sent, a little power unused."
         />
       </div>
       <fieldset className="text-sm">
