@@ -88,6 +88,7 @@ test.describe.serial("a location's power limit in the console", () => {
     await card.getByLabel("Minimum per session (kW)").fill("0");
     await card.getByRole("button", { name: "Set the limit" }).click();
     await expect(page.getByTestId("power-limit-max")).toHaveText("30.0 kW");
+    await expect(card).toContainText("left alone within 1 A or 10 % of its fair share");
     await expect(card).toContainText("No session is charging under the limit");
   });
 
