@@ -13,7 +13,9 @@ import {
   XAxis,
   YAxis,
   type DotProps,
+  type XAxisProps,
 } from "recharts";
+import type { ReactNode } from "react";
 
 /**
  * The console's charts, drawn by Recharts (SVG, rendered on the server as well as in the browser)
@@ -23,6 +25,48 @@ import {
  */
 
 const axis = { stroke: "currentColor", fontSize: 12 };
+
+/** A time X axis over each point's `t` (milliseconds), labelled by `tickFormatter`. */
+const timeAxis = (tickFormatter: (t: number) => string) =>
+  ({
+    dataKey: "t",
+    type: "number",
+    scale: "time",
+    domain: ["dataMin", "dataMax"],
+    tickFormatter,
+    tick: axis,
+    minTickGap: 24,
+  }) satisfies XAxisProps;
+
+/** A chart's frame: responsive width, its height, margins and its title. */
+const frame = (title: string, height: number) => ({
+  responsive: true,
+  style: { width: "100%", height },
+  margin: { top: 8, right: 8, bottom: 0, left: 0 },
+  title,
+});
+
+/** A chart as a figure captioned "caption (unit)", coloured by its wrapper's text class. */
+function Figure({
+  caption,
+  unit,
+  testId,
+  children,
+}: {
+  caption: string;
+  unit: string;
+  testId?: string;
+  children: ReactNode;
+}) {
+  return (
+    <figure data-testid={testId} className="min-w-0">
+      <figcaption className="mb-1 text-sm font-medium">
+        {caption} ({unit})
+      </figcaption>
+      <div className="text-slate-600 dark:text-slate-400">{children}</div>
+    </figure>
+  );
+}
 
 export type BarDatum = { label: string; value: number };
 
@@ -101,48 +145,29 @@ export function TimeSeries({
   const time = (t: number) =>
     new Date(t).toLocaleTimeString(undefined, { hour: "2-digit", minute: "2-digit" });
   return (
-    <figure data-testid={testId} className="min-w-0">
-      <figcaption className="mb-1 text-sm font-medium">
-        {caption} ({unit})
-      </figcaption>
-      <div className="text-slate-600 dark:text-slate-400">
-        <LineChart
-          responsive
-          style={{ width: "100%", height: 200 }}
-          data={data}
-          margin={{ top: 8, right: 8, bottom: 0, left: 0 }}
-          title={`${caption} (${unit})`}
-        >
-          <CartesianGrid strokeDasharray="3 3" strokeOpacity={0.3} />
-          <XAxis
-            dataKey="t"
-            type="number"
-            scale="time"
-            domain={["dataMin", "dataMax"]}
-            tickFormatter={time}
-            tick={axis}
-            minTickGap={24}
-          />
-          <YAxis tick={axis} width={48} />
-          <Tooltip
-            labelFormatter={(t) => new Date(Number(t)).toLocaleString()}
-            formatter={(value) => [`${String(value)} ${unit}`, caption]}
-            contentStyle={{ color: "#0f172a" }}
-          />
-          <Line
-            type="linear"
-            dataKey="value"
-            className="stroke-teal-700 dark:stroke-teal-400"
-            stroke="currentColor"
-            strokeWidth={2}
-            dot={<SampleDot />}
-            activeDot={false}
-            connectNulls={false}
-            isAnimationActive={false}
-          />
-        </LineChart>
-      </div>
-    </figure>
+    <Figure caption={caption} unit={unit} testId={testId}>
+      <LineChart {...frame(`${caption} (${unit})`, 200)} data={data}>
+        <CartesianGrid strokeDasharray="3 3" strokeOpacity={0.3} />
+        <XAxis {...timeAxis(time)} />
+        <YAxis tick={axis} width={48} />
+        <Tooltip
+          labelFormatter={(t) => new Date(Number(t)).toLocaleString()}
+          formatter={(value) => [`${String(value)} ${unit}`, caption]}
+          contentStyle={{ color: "#0f172a" }}
+        />
+        <Line
+          type="linear"
+          dataKey="value"
+          className="stroke-teal-700 dark:stroke-teal-400"
+          stroke="currentColor"
+          strokeWidth={2}
+          dot={<SampleDot />}
+          activeDot={false}
+          connectNulls={false}
+          isAnimationActive={false}
+        />
+      </LineChart>
+    </Figure>
   );
 }
 
@@ -191,71 +216,52 @@ export function StackedSteps({
     ...data.map((p) => series.reduce((s, x) => s + (p[x.key] ?? 0), 0)),
   );
   return (
-    <figure data-testid={testId} className="min-w-0">
-      <figcaption className="mb-1 text-sm font-medium">
-        {caption} ({unit})
-      </figcaption>
-      <div className="text-slate-600 dark:text-slate-400">
-        <AreaChart
-          responsive
-          style={{ width: "100%", height: 220 }}
-          data={data}
-          margin={{ top: 8, right: 8, bottom: 0, left: 0 }}
-          title={`${caption} (${unit})`}
-        >
-          <CartesianGrid strokeDasharray="3 3" strokeOpacity={0.3} />
-          <XAxis
-            dataKey="t"
-            type="number"
-            scale="time"
-            domain={["dataMin", "dataMax"]}
-            tickFormatter={time}
-            tick={axis}
-            minTickGap={24}
+    <Figure caption={caption} unit={unit} testId={testId}>
+      <AreaChart {...frame(`${caption} (${unit})`, 220)} data={data}>
+        <CartesianGrid strokeDasharray="3 3" strokeOpacity={0.3} />
+        <XAxis {...timeAxis(time)} />
+        <YAxis
+          tick={axis}
+          width={48}
+          domain={[0, Math.ceil(top * 1.05) || 1]}
+          tickFormatter={format}
+        />
+        <Tooltip
+          labelFormatter={(t) => new Date(Number(t)).toLocaleString()}
+          formatter={(value, name) => [
+            `${format(Number(value))} ${unit}`,
+            series.find((s) => s.key === name)?.label ?? String(name),
+          ]}
+          contentStyle={{ color: "#0f172a" }}
+        />
+        {series.map((s, i) => (
+          <Area
+            key={s.key}
+            type="stepAfter"
+            dataKey={s.key}
+            name={s.key}
+            stackId="shares"
+            className={STACK_COLOURS[i % STACK_COLOURS.length]}
+            stroke="currentColor"
+            fill="currentColor"
+            fillOpacity={0.35}
+            isAnimationActive={false}
           />
-          <YAxis
-            tick={axis}
-            width={48}
-            domain={[0, Math.ceil(top * 1.05) || 1]}
-            tickFormatter={format}
+        ))}
+        {ceiling !== null ? (
+          <ReferenceLine
+            y={ceiling}
+            stroke="currentColor"
+            strokeDasharray="6 4"
+            className="text-red-700 dark:text-red-400"
+            label={{
+              value: `limit ${format(ceiling)} ${unit}`,
+              position: "insideTopRight",
+              fontSize: 12,
+            }}
           />
-          <Tooltip
-            labelFormatter={(t) => new Date(Number(t)).toLocaleString()}
-            formatter={(value, name) => [
-              `${format(Number(value))} ${unit}`,
-              series.find((s) => s.key === name)?.label ?? String(name),
-            ]}
-            contentStyle={{ color: "#0f172a" }}
-          />
-          {series.map((s, i) => (
-            <Area
-              key={s.key}
-              type="stepAfter"
-              dataKey={s.key}
-              name={s.key}
-              stackId="shares"
-              className={STACK_COLOURS[i % STACK_COLOURS.length]}
-              stroke="currentColor"
-              fill="currentColor"
-              fillOpacity={0.35}
-              isAnimationActive={false}
-            />
-          ))}
-          {ceiling !== null ? (
-            <ReferenceLine
-              y={ceiling}
-              stroke="currentColor"
-              strokeDasharray="6 4"
-              className="text-red-700 dark:text-red-400"
-              label={{
-                value: `limit ${format(ceiling)} ${unit}`,
-                position: "insideTopRight",
-                fontSize: 12,
-              }}
-            />
-          ) : null}
-        </AreaChart>
-      </div>
-    </figure>
+        ) : null}
+      </AreaChart>
+    </Figure>
   );
 }

@@ -4,11 +4,18 @@ import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
+import {
+  FirmwareFields,
+  FirmwareWords,
+  firmwareProblem,
+  firmwareRequest,
+  useFirmwareDraft,
+} from "../firmware-fields";
 import { ConfirmDialog } from "../confirm-dialog";
 import { useProject } from "../context";
 import { useV1Mutation } from "../hooks";
 import { newRequestKey, useTRPC } from "../trpc";
-import { Button, Card, ErrorBox, PageHeader, SelectField, TextField } from "../ui";
+import { Button, Card, ErrorBox, PageHeader, SelectField } from "../ui";
 
 const PROTOCOLS = ["ocpp1.6", "ocpp2.0.1", "ocpp2.1"] as const;
 type Protocol = (typeof PROTOCOLS)[number];
@@ -30,9 +37,7 @@ export function DeviceBatchesPage({ tenantId }: { tenantId: number }) {
   const [locationId, setLocationId] = useState("");
   const [protocol, setProtocol] = useState<Protocol | "">("");
   const [kind, setKind] = useState<"firmware" | "diagnostics">("firmware");
-  const [location, setLocation] = useState("");
-  const [retrieveAt, setRetrieveAt] = useState("");
-  const [retries, setRetries] = useState("3");
+  const [firmware, setFirmware] = useFirmwareDraft();
   const [confirming, setConfirming] = useState<string | null>(null);
   const create = useV1Mutation(trpc.v1.createDeviceBatch);
   const locations = useQuery(
@@ -55,9 +60,7 @@ export function DeviceBatchesPage({ tenantId }: { tenantId: number }) {
     (filtered ? null : "Pick a location or a protocol.") ??
     (stations.isPending ? "Loading the stations…" : null) ??
     (matching.length === 0 && !more ? "No station matches the filter." : null) ??
-    (kind === "firmware" && !location.startsWith("https://")
-      ? "Give the firmware's https URL."
-      : null);
+    (kind === "firmware" ? firmwareProblem(firmware) : null);
   const what = kind === "firmware" ? "Update firmware" : "Ask for diagnostics";
   const count = `${matching.length}${more ? "+" : ""} station${matching.length === 1 && !more ? "" : "s"}`;
   const start = () => {
@@ -71,11 +74,7 @@ export function DeviceBatchesPage({ tenantId }: { tenantId: number }) {
         ? {
             kind,
             stations: selection,
-            firmware: {
-              location,
-              ...(retrieveAt ? { retrieve_at: new Date(retrieveAt).toISOString() } : {}),
-              ...(retries ? { retries: Number(retries) } : {}),
-            },
+            firmware: firmwareRequest(firmware),
           }
         : { kind, stations: selection, diagnostics: {} };
     void create.run({ params: { tenant_id: tenantId }, body, idempotencyKey: confirming }).then(
@@ -186,25 +185,7 @@ export function DeviceBatchesPage({ tenantId }: { tenantId: number }) {
         </fieldset>
         {kind === "firmware" ? (
           <div className="mb-3 grid gap-3 sm:grid-cols-3">
-            <TextField
-              label="Firmware URL (https)"
-              value={location}
-              onChange={(e) => setLocation(e.target.value)}
-            />
-            <TextField
-              label="Retrieve at"
-              type="datetime-local"
-              hint="empty: now"
-              value={retrieveAt}
-              onChange={(e) => setRetrieveAt(e.target.value)}
-            />
-            <TextField
-              label="Retries"
-              type="number"
-              min={0}
-              value={retries}
-              onChange={(e) => setRetries(e.target.value)}
-            />
+            <FirmwareFields draft={firmware} onChange={setFirmware} />
           </div>
         ) : (
           <p className="mb-3 text-sm text-slate-600 dark:text-slate-400">
@@ -242,9 +223,8 @@ export function DeviceBatchesPage({ tenantId }: { tenantId: number }) {
         </p>
         {kind === "firmware" ? (
           <p className="mt-2">
-            Each charger downloads <strong className="break-all">{location}</strong>
-            {retrieveAt ? ` at ${new Date(retrieveAt).toLocaleString()}` : " now"} and installs it.
-            A scheduled update cannot be called back from here.
+            Each charger <FirmwareWords draft={firmware} retries={false} /> and installs it. A
+            scheduled update cannot be called back from here.
           </p>
         ) : (
           <p className="mt-2">Each charger is asked to upload its diagnostics.</p>

@@ -3,23 +3,19 @@
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
+import {
+  FirmwareFields,
+  FirmwareWords,
+  firmwareProblem,
+  firmwareRequest,
+  useFirmwareDraft,
+} from "../firmware-fields";
 import { ConfirmDialog } from "../confirm-dialog";
 import { useProject } from "../context";
 import { useV1Mutation, type V1 } from "../hooks";
 import { newRequestKey, useTRPC } from "../trpc";
 import { StationTabFrame } from "./station-tabs";
-import {
-  Badge,
-  Button,
-  Card,
-  Empty,
-  ErrorBox,
-  QueryState,
-  Table,
-  td,
-  TextField,
-  when,
-} from "../ui";
+import { Badge, Button, Card, Empty, ErrorBox, QueryState, Table, td, when } from "../ui";
 
 type Station = V1["getStation"];
 type Job = V1["listFirmwareUpdates"]["data"][number];
@@ -71,13 +67,11 @@ function Firmware({ tenantId, station }: { tenantId: number; station: Station })
     trpc.v1.listFirmwareUpdates.queryOptions({ params }, { refetchInterval: LIVE_MS }),
   );
   const schedule = useV1Mutation(trpc.v1.scheduleFirmwareUpdate);
-  const [location, setLocation] = useState("");
-  const [retrieveAt, setRetrieveAt] = useState("");
-  const [retries, setRetries] = useState("3");
+  const [firmware, setFirmware] = useFirmwareDraft();
   const denied =
     project.denied("stations:admin") ??
     (station.online ? null : "The station is offline: the charger cannot be asked.") ??
-    (location.startsWith("https://") ? null : "Give the firmware's https URL.");
+    firmwareProblem(firmware);
   /** the Idempotency-Key of the update being confirmed (one per dialog: a retry is the same ask) */
   const [confirming, setConfirming] = useState<string | null>(null);
   const submit = () => {
@@ -85,11 +79,7 @@ function Firmware({ tenantId, station }: { tenantId: number; station: Station })
     void schedule
       .run({
         params,
-        body: {
-          location,
-          ...(retrieveAt ? { retrieve_at: new Date(retrieveAt).toISOString() } : {}),
-          ...(retries ? { retries: Number(retries) } : {}),
-        },
+        body: firmwareRequest(firmware),
         idempotencyKey: confirming,
       })
       .then(
@@ -111,25 +101,7 @@ function Firmware({ tenantId, station }: { tenantId: number; station: Station })
       }
     >
       <div className="mb-3 grid gap-2 sm:grid-cols-4">
-        <TextField
-          label="Firmware URL (https)"
-          value={location}
-          onChange={(e) => setLocation(e.target.value)}
-        />
-        <TextField
-          label="Retrieve at"
-          type="datetime-local"
-          hint="empty: now"
-          value={retrieveAt}
-          onChange={(e) => setRetrieveAt(e.target.value)}
-        />
-        <TextField
-          label="Retries"
-          type="number"
-          min={0}
-          value={retries}
-          onChange={(e) => setRetries(e.target.value)}
-        />
+        <FirmwareFields draft={firmware} onChange={setFirmware} />
         <div className="flex items-end">
           <Button
             variant="primary"
@@ -154,9 +126,7 @@ function Firmware({ tenantId, station }: { tenantId: number; station: Station })
         onConfirm={submit}
       >
         <p>
-          The charger downloads <strong className="break-all">{location}</strong>
-          {retrieveAt ? ` at ${new Date(retrieveAt).toLocaleString()}` : " now"}
-          {retries ? `, retrying ${retries} times,` : ""} and installs it. A scheduled update cannot
+          The charger <FirmwareWords draft={firmware} /> and installs it. A scheduled update cannot
           be called back from here.
         </p>
       </ConfirmDialog>
