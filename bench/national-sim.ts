@@ -5,9 +5,10 @@
  * gateway port). Reads one JSON job from argv and prints JSON lines on stdout.
  *   { url, prefix, first, count, password, rate, localAddress, heartbeatMs, samplesFile }
  * Chargers `<prefix><first>`… connect at `rate` a second, send BootNotification and
- * StatusNotification, print `{ up, connect, boot_status, retries, at }` once all are up, and then
- * keep up: heartbeats every `heartbeatMs` (each on its own clock), and whenever a socket closes,
- * a reconnect (and boot) after a short random wait, retried with a growing random pause.
+ * StatusNotification, print `{ up, connect, boot_status, retries, retries_by_reason, at }` once
+ * all are up, and then keep up: heartbeats every `heartbeatMs` (each on its own clock), and
+ * whenever a socket closes, a reconnect (and boot) after a short random wait, retried with a
+ * growing random pause.
  * stdin lines:
  *   `mark`: heartbeat samples and the set of dropped chargers start afresh;
  *   `report`: prints `{ report, kept, dropped_chargers, errors }`: the heartbeat round trips since
@@ -77,6 +78,12 @@ let stopping = false;
 const connectMs: number[] = [];
 const bootStatusMs: number[] = [];
 let retries = 0;
+/** failed attempts by the HTTP status of a refused handshake or the error's code */
+const retriesByReason: Record<string, number> = {};
+const reason = (error: unknown) => {
+  const e = error as { code?: string | number; message?: string };
+  return String(e.code ?? e.message ?? "error");
+};
 const policy = backoff(1_000, 15_000);
 
 /** Connects (retrying) and boots charger i; again whenever its socket closes. */
@@ -103,7 +110,10 @@ async function keepUp(i: number, firstAt: number) {
         }
       },
       policy,
-      () => retries++,
+      (error) => {
+        retries++;
+        retriesByReason[reason(error)] = (retriesByReason[reason(error)] ?? 0) + 1;
+      },
     );
     current[i] = c;
     down.delete(i);
@@ -115,6 +125,7 @@ async function keepUp(i: number, firstAt: number) {
           connect: latency(connectMs),
           boot_status: latency(bootStatusMs),
           retries,
+          retries_by_reason: retriesByReason,
           at: Date.now(),
         });
       void heartbeats(i);

@@ -150,7 +150,11 @@ try {
     all_up_seconds: round2(connectSeconds),
     recorded_online_in_db: Number(booted[0]!.n),
     retries: ups.reduce((n, l) => n + (l.retries as number), 0),
-    per_simulator: ups.map((l) => ({ connect: l.connect, boot_status: l.boot_status })),
+    per_simulator: ups.map((l) => ({
+      connect: l.connect,
+      boot_status: l.boot_status,
+      retries_by_reason: l.retries_by_reason,
+    })),
     load_average_1m: { start: phase1Load, end: load() },
     cpu: cpuDelta(phase1Cpu, cpu(), connectSeconds),
   };
