@@ -14,10 +14,10 @@
  *   `report`: prints `{ report, kept, dropped_chargers, errors }`: the heartbeat round trips since
  *     the mark of chargers whose socket did not close since it (`kept`, ms), and how many closed;
  *   `status`: prints `{ status, down, dropped, back_at }`;
- *   `meter <everyS> <seconds>`: every charger starts a transaction, then sends MeterValues every
- *     `everyS` s (its readings' timestamps exactly `everyS` s apart) for `seconds`; prints
- *     `{ meter, messages, errors, latencies }` and appends `name,readingMs,sentMs` per answered
- *     message to `samplesFile`;
+ *   `meter <everyS> <seconds>`: every charger starts a transaction (within the first `everyS` s),
+ *     then sends MeterValues every `everyS` s (its readings' timestamps exactly `everyS` s apart)
+ *     for `seconds`; prints `{ meter, messages, errors, latencies }` (errors by call and reason)
+ *     and appends `name,readingMs,sentMs` per answered message to `samplesFile`;
  *   `stop` (or stdin closing): exits.
  */
 import fs from "node:fs";
@@ -161,17 +161,27 @@ async function heartbeats(i: number) {
 
 async function meter(everyS: number, seconds: number) {
   const latencies: number[] = [];
-  let errors = 0;
+  const errors: Record<string, number> = {};
+  const failed = (what: string, error: unknown) => {
+    const key = `${what}: ${reason(error)}`;
+    errors[key] = (errors[key] ?? 0) + 1;
+  };
   const out = fs.createWriteStream(job.samplesFile, { flags: "a" });
   const started = Date.now();
   const until = started + seconds * 1000;
+  const periodMs = everyS * 1000;
   await Promise.all(
     names.map(async (name, i) => {
+      // Each charger on its own clock: its transaction starts within the first period (so the
+      // starts come at the readings' own rate), its readings every everyS seconds after, each
+      // stamped with its due time (consecutive ones exactly everyS apart, as the sampling rule
+      // sees them).
+      const offset = Math.random() * periodMs;
+      await sleep(offset);
       const c = current[i];
-      if (!c) return void errors++;
+      if (!c) return void failed("StartTransaction", new Error("not connected"));
       let transactionId: number;
       try {
-        await sleep(Math.random() * 2_000); // the transactions' starts spread over 2 s
         transactionId = (
           (await c.call("StartTransaction", {
             connectorId: 1,
@@ -180,13 +190,10 @@ async function meter(everyS: number, seconds: number) {
             timestamp: new Date().toISOString(),
           })) as { transactionId: number }
         ).transactionId;
-      } catch {
-        return void errors++;
+      } catch (error) {
+        return void failed("StartTransaction", error);
       }
-      // Each charger on its own clock: its first reading within the first period, then every
-      // everyS seconds, each reading stamped with its due time (so consecutive ones are exactly
-      // everyS apart, as the sampling rule sees them).
-      let due = started + 2_000 + Math.random() * everyS * 1000;
+      let due = started + offset + periodMs;
       let wh = 0;
       while (due < until && !stopping) {
         await sleep(due - Date.now());
@@ -209,10 +216,10 @@ async function meter(everyS: number, seconds: number) {
           });
           latencies.push(performance.now() - t0);
           out.write(`${name},${Math.round(due)},${sent}\n`);
-        } catch {
-          errors++;
+        } catch (error) {
+          failed("MeterValues", error);
         }
-        due += everyS * 1000;
+        due += periodMs;
       }
     }),
   );
