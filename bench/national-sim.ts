@@ -182,18 +182,25 @@ async function meter(everyS: number, seconds: number) {
       if (!c) return void failed("StartTransaction", new Error("not connected"));
       let transactionId: number;
       try {
-        transactionId = (
-          (await c.call("StartTransaction", {
-            connectorId: 1,
-            idTag: "BENCH",
-            meterStart: 0,
-            timestamp: new Date().toISOString(),
-          })) as { transactionId: number }
-        ).transactionId;
+        // a charger sends a refused transaction message again (OCPP 1.6, 4.10), here up to ten
+        // times 1 to 3 s apart
+        transactionId = await withRetries(
+          async () =>
+            (
+              (await c.call("StartTransaction", {
+                connectorId: 1,
+                idTag: "BENCH",
+                meterStart: 0,
+                timestamp: new Date().toISOString(),
+              })) as { transactionId: number }
+            ).transactionId,
+          { attempts: 10, retryable: () => true, pauseMs: () => 1000 + Math.random() * 2000 },
+          (error) => failed("StartTransaction (sent again)", error),
+        );
       } catch (error) {
         return void failed("StartTransaction", error);
       }
-      let due = started + offset + periodMs;
+      let due = Date.now() + periodMs;
       let wh = 0;
       while (due < until && !stopping) {
         await sleep(due - Date.now());
