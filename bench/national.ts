@@ -351,6 +351,16 @@ try {
     heartbeats_and_memory: phase2,
     meter_values: phase3,
     gateway_killed: phase4,
+    // what the product logged as errors over the run (the first 20 distinct lines), for the causes
+    // of refused calls
+    errors_logged: [
+      ...new Set(
+        product
+          .output()
+          .split("\n")
+          .filter((line) => /error/i.test(line)),
+      ),
+    ].slice(0, 20),
   });
 } finally {
   await Promise.all(sims.map((s) => s.stop()));
