@@ -40,6 +40,10 @@ const BENCHMARKS: Record<string, { what: string; run: string }> = {
     what: "new chargers per second at fixed arrival rates (each run 3 times, with the spread), and a gateway restart's reconnect storm",
     run: "BENCH_RATES=50,100,200,300 BENCH_RUNS=3 BENCH_STORM=19000 npm run bench -- storm",
   },
+  national: {
+    what: "a national network: N gateways (npm start's OCPP_PROCESSES) and several simulators on several loopback addresses; connect+boot everyone, heartbeats and memory per connection after GC, MeterValues (persisted/s, p99, meter.sampled within 1 s, database growth), one gateway killed",
+    run: "BENCH_CHARGERS=100000 BENCH_GATEWAYS=7 BENCH_SIMULATORS=6 BENCH_CONNECT_RATE=200 BENCH_HEARTBEAT_SECONDS=300 BENCH_METER_EVERY_SECONDS=10 BENCH_METER_SECONDS=60 npm run bench -- national",
+  },
   bills: {
     what: "simulated bills created and finalized per second; live pricing per MeterValues",
     run: "BENCH_BILLS=400 BENCH_CONCURRENCY=8 npm run bench -- bills",

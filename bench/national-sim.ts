@@ -1,0 +1,260 @@
+/**
+ * Chargers for bench/national.ts, in their own process (one process holds at most `ulimit -n`
+ * sockets), each socket from the loopback source address `localAddress` (127.0.0.2, 127.0.0.3, …:
+ * one source address has only the ephemeral port range's ports, about 28,000, towards the one
+ * gateway port). Reads one JSON job from argv and prints JSON lines on stdout.
+ *   { url, prefix, first, count, password, rate, localAddress, heartbeatMs, samplesFile }
+ * Chargers `<prefix><first>`… connect at `rate` a second, send BootNotification and
+ * StatusNotification, print `{ up, connect, boot_status, retries, retries_by_reason, at }` once
+ * all are up, and then keep up: heartbeats every `heartbeatMs` (each on its own clock), and
+ * whenever a socket closes, a reconnect (and boot) after a short random wait, retried with a
+ * growing random pause.
+ * stdin lines:
+ *   `mark`: heartbeat samples and the set of dropped chargers start afresh;
+ *   `report`: prints `{ report, kept, dropped_chargers, errors }`: the heartbeat round trips since
+ *     the mark of chargers whose socket did not close since it (`kept`, ms), and how many closed;
+ *   `status`: prints `{ status, down, dropped, back_at }`;
+ *   `meter <everyS> <seconds>`: every charger starts a transaction (within the first `everyS` s),
+ *     then sends MeterValues every `everyS` s (its readings' timestamps exactly `everyS` s apart)
+ *     for `seconds`; prints `{ meter, messages, errors, latencies }` (errors by call and reason)
+ *     and appends `name,readingMs,sentMs` per answered message to `samplesFile`;
+ *   `stop` (or stdin closing): exits.
+ */
+import fs from "node:fs";
+import readline from "node:readline";
+import { RPCClient } from "ocpp-rpc";
+import { latency } from "./percentiles";
+import { backoff, sleep, withRetries } from "./sim-client";
+
+type Job = {
+  url: string;
+  prefix: string;
+  first: number;
+  count: number;
+  password: string;
+  rate: number;
+  localAddress: string;
+  heartbeatMs: number;
+  samplesFile: string;
+};
+const job = JSON.parse(process.argv[2]!) as Job;
+const names = Array.from({ length: job.count }, (_, i) => `${job.prefix}${job.first + i}`);
+const print = (line: Record<string, unknown>) => process.stdout.write(`${JSON.stringify(line)}\n`);
+
+const client = (i: number) => {
+  const n = job.first + i;
+  return new RPCClient(<ConstructorParameters<typeof RPCClient>[0]>{
+    endpoint: job.url,
+    identity: names[i]!,
+    password: job.password,
+    // one address per charger, as through its proxy (bench/sim-client.ts), so per-address limits
+    // see one charger each
+    headers: { "x-forwarded-for": `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}` },
+    wsOpts: { localAddress: job.localAddress },
+    protocols: ["ocpp1.6"],
+    reconnect: false,
+    callTimeoutMs: 30_000,
+  });
+};
+
+async function boot(c: RPCClient) {
+  await c.call("BootNotification", { chargePointVendor: "Bench", chargePointModel: "National" });
+  await c.call("StatusNotification", {
+    connectorId: 1,
+    errorCode: "NoError",
+    status: "Available",
+    timestamp: new Date().toISOString(),
+  });
+}
+
+const current: (RPCClient | undefined)[] = new Array(job.count);
+const down = new Set<number>(names.keys());
+let dropped = new Set<number>();
+let backAt: number | null = null;
+let kept: number[] = [];
+let beatsOf: { i: number; ms: number }[] = [];
+let heartbeatErrors = 0;
+let stopping = false;
+const connectMs: number[] = [];
+const bootStatusMs: number[] = [];
+let retries = 0;
+/** failed attempts by the HTTP status of a refused handshake or the error's code */
+const retriesByReason: Record<string, number> = {};
+const reason = (error: unknown) => {
+  const e = error as { code?: string | number; message?: string };
+  return String(e.code ?? e.message ?? "error");
+};
+const policy = backoff(1_000, 15_000);
+
+/** Connects (retrying) and boots charger i; again whenever its socket closes. */
+async function keepUp(i: number, firstAt: number) {
+  await sleep(firstAt - performance.now());
+  let first = true;
+  while (!stopping) {
+    const c = await withRetries(
+      async () => {
+        const attempt = client(i);
+        try {
+          const t0 = performance.now();
+          await attempt.connect();
+          const t1 = performance.now();
+          await boot(attempt);
+          if (first) {
+            connectMs.push(t1 - t0);
+            bootStatusMs.push(performance.now() - t1);
+          }
+          return attempt;
+        } catch (error) {
+          void attempt.close({ force: true }).catch(() => undefined);
+          throw error;
+        }
+      },
+      policy,
+      (error) => {
+        retries++;
+        retriesByReason[reason(error)] = (retriesByReason[reason(error)] ?? 0) + 1;
+      },
+    );
+    current[i] = c;
+    down.delete(i);
+    if (first) {
+      first = false;
+      if (down.size === 0)
+        print({
+          up: names.length,
+          connect: latency(connectMs),
+          boot_status: latency(bootStatusMs),
+          retries,
+          retries_by_reason: retriesByReason,
+          at: Date.now(),
+        });
+      void heartbeats(i);
+    } else if (down.size === 0) {
+      backAt = Date.now();
+      print({ back: names.length, at: backAt });
+    }
+    await new Promise((resolve) => c.once("close", resolve));
+    if (stopping) return;
+    current[i] = undefined;
+    down.add(i);
+    dropped.add(i);
+    await sleep(Math.random() * 1_000);
+  }
+}
+
+async function heartbeats(i: number) {
+  await sleep(Math.random() * job.heartbeatMs);
+  while (!stopping) {
+    const c = current[i];
+    if (c) {
+      const t0 = performance.now();
+      try {
+        await c.call("Heartbeat", {});
+        beatsOf.push({ i, ms: performance.now() - t0 });
+      } catch {
+        if (current[i] === c) heartbeatErrors++;
+      }
+    }
+    await sleep(job.heartbeatMs);
+  }
+}
+
+async function meter(everyS: number, seconds: number) {
+  const latencies: number[] = [];
+  const errors: Record<string, number> = {};
+  const failed = (what: string, error: unknown) => {
+    const key = `${what}: ${reason(error)}`;
+    errors[key] = (errors[key] ?? 0) + 1;
+  };
+  const out = fs.createWriteStream(job.samplesFile, { flags: "a" });
+  const started = Date.now();
+  const until = started + seconds * 1000;
+  const periodMs = everyS * 1000;
+  await Promise.all(
+    names.map(async (name, i) => {
+      // Each charger on its own clock: its transaction starts within the first period (so the
+      // starts come at the readings' own rate), its readings every everyS seconds after, each
+      // stamped with its due time (consecutive ones exactly everyS apart, as the sampling rule
+      // sees them).
+      const offset = Math.random() * periodMs;
+      await sleep(offset);
+      const c = current[i];
+      if (!c) return void failed("StartTransaction", new Error("not connected"));
+      let transactionId: number;
+      try {
+        // a charger sends a refused transaction message again (OCPP 1.6, 4.10), here up to ten
+        // times 1 to 3 s apart
+        transactionId = await withRetries(
+          async () =>
+            (
+              (await c.call("StartTransaction", {
+                connectorId: 1,
+                idTag: "BENCH",
+                meterStart: 0,
+                timestamp: new Date().toISOString(),
+              })) as { transactionId: number }
+            ).transactionId,
+          { attempts: 10, retryable: () => true, pauseMs: () => 1000 + Math.random() * 2000 },
+          (error) => failed("StartTransaction (sent again)", error),
+        );
+      } catch (error) {
+        return void failed("StartTransaction", error);
+      }
+      let due = Date.now() + periodMs;
+      let wh = 0;
+      while (due < until && !stopping) {
+        await sleep(due - Date.now());
+        wh += 10;
+        const sent = Date.now();
+        const t0 = performance.now();
+        try {
+          await c.call("MeterValues", {
+            connectorId: 1,
+            transactionId,
+            meterValue: [
+              {
+                timestamp: new Date(Math.round(due)).toISOString(),
+                sampledValue: [
+                  { value: String(wh) },
+                  { value: "7200", measurand: "Power.Active.Import", unit: "W" },
+                ],
+              },
+            ],
+          });
+          latencies.push(performance.now() - t0);
+          out.write(`${name},${Math.round(due)},${sent}\n`);
+        } catch (error) {
+          failed("MeterValues", error);
+        }
+        due += periodMs;
+      }
+    }),
+  );
+  await new Promise((resolve) => out.end(resolve));
+  print({ meter: true, messages: latencies.length, errors, latencies });
+}
+
+readline
+  .createInterface({ input: process.stdin })
+  .on("line", (line) => {
+    const [word, ...args] = line.trim().split(" ");
+    if (word === "mark") {
+      beatsOf = [];
+      dropped = new Set();
+      heartbeatErrors = 0;
+    } else if (word === "report") {
+      kept = beatsOf.filter((b) => !dropped.has(b.i)).map((b) => b.ms);
+      print({ report: true, kept, dropped_chargers: dropped.size, errors: heartbeatErrors });
+    } else if (word === "status") {
+      print({ status: true, down: down.size, dropped: dropped.size, back_at: backAt });
+    } else if (word === "meter") {
+      void meter(Number(args[0]), Number(args[1]));
+    } else if (word === "stop") {
+      stopping = true;
+      process.exit(0);
+    }
+  })
+  .on("close", () => process.exit(0));
+
+const started = performance.now();
+names.forEach((_, i) => void keepUp(i, started + (i * 1000) / job.rate));

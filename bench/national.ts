@@ -1,0 +1,441 @@
+/**
+ * A national network on one machine (issue 29, points 1, 2, 4 and 6): the product started as
+ * `npm start` runs it with OCPP_PROCESSES gateway processes on one port and one database, and
+ * chargers in several simulator processes (bench/national-sim.ts), each from a loopback source
+ * address of its own (127.0.0.2, 127.0.0.3, …) so no address runs out of ephemeral ports, each
+ * process under its open-file limit. Phases, each with its figures:
+ *  1. connect and boot every charger at a set rate: all connected and booted, time, p50/p99;
+ *  2. heartbeats at the set interval: answered, p50/p99; each gateway's memory per connection
+ *     after a full GC (over the inspector, which SIGUSR1 opens: its RSS and heap, before the
+ *     chargers came and while it holds them);
+ *  3. MeterValues, every charger every BENCH_METER_EVERY_SECONDS: persisted/s, round trip p50/p99,
+ *     each reading's `meter.sampled` event (matched by station and reading time) in the log: its
+ *     created_at less the send, p50/p99, and the database's growth per million readings;
+ *  4. one gateway SIGKILLed: time until its chargers are all back and booted (the supervisor
+ *     starts it again; the kernel spreads the reconnects over every process on the port), and the
+ *     other chargers' heartbeat p99 meanwhile against phase 2's.
+ * CPU per phase by process (each gateway by name and pid, web, PostgreSQL, the simulators) from
+ * /proc; a killed gateway's time is reaped into `npm start`'s (under "web and npm start").
+ * Run: `npm run bench -- national` (env BENCH_CHARGERS default 100000, BENCH_GATEWAYS default
+ * chargers/19,000 rounded up plus one, BENCH_SIMULATORS default chargers/19,000 rounded up,
+ * BENCH_CONNECT_RATE default 200 a second, BENCH_HEARTBEAT_SECONDS default 300,
+ * BENCH_HOLD_SECONDS default 1.2 heartbeat intervals, BENCH_METER_EVERY_SECONDS default 10,
+ * BENCH_METER_SECONDS default 60). Writes bench/results/national.json.
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import WebSocket from "ws";
+import { loopback, startProduct } from "../e2e/fixtures/product";
+import { closeDb, db } from "../server/db";
+import { stationVerifier, verifierKey } from "../server/lib/password-verifier";
+import { benchLocation, cheapPasswordHash, insertBenchStations } from "./bench-stations";
+import { latency, machine, round2, writeResult } from "./harness";
+import { cpuMsByProcess } from "./process-cpu";
+import { startSimulator, type Line } from "./simulator";
+import { bootstrapProject } from "./product-project";
+
+const CHARGERS = Number(process.env.BENCH_CHARGERS ?? 100_000);
+/** what one process may hold here: 20,000 descriptors (`ulimit -Hn`), less its own files */
+const PER_PROCESS = 19_000;
+const GATEWAYS = Number(process.env.BENCH_GATEWAYS ?? Math.ceil(CHARGERS / PER_PROCESS) + 1);
+const SIMULATORS = Number(process.env.BENCH_SIMULATORS ?? Math.ceil(CHARGERS / PER_PROCESS));
+const RATE = Number(process.env.BENCH_CONNECT_RATE ?? 200);
+const HEARTBEAT_S = Number(process.env.BENCH_HEARTBEAT_SECONDS ?? 300);
+const HOLD_S = Number(process.env.BENCH_HOLD_SECONDS ?? Math.ceil(HEARTBEAT_S * 1.2));
+const METER_EVERY_S = Number(process.env.BENCH_METER_EVERY_SECONDS ?? 10);
+const METER_S = Number(process.env.BENCH_METER_SECONDS ?? 60);
+const STORM_LIMIT_S = 600;
+const PASSWORD = "national-password-01";
+
+type Memory = { rss: number; heapUsed: number; heapTotal: number; external: number };
+const mb = (m: Memory) =>
+  Object.fromEntries(Object.entries(m).map(([k, v]) => [k, round2(v / 2 ** 20)]));
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms)));
+const loadAtStart = os.loadavg();
+const load = () => round2(os.loadavg()[0]!);
+
+if (Math.ceil(CHARGERS / SIMULATORS) > PER_PROCESS)
+  throw new Error(
+    `${SIMULATORS} simulators cannot hold ${CHARGERS} chargers (${PER_PROCESS} each)`,
+  );
+
+const product = await startProduct({ extraEnv: { OCPP_PROCESSES: String(GATEWAYS) } });
+const sims: ReturnType<typeof startSimulator>[] = [];
+const samplesDir = fs.mkdtempSync(path.join(os.tmpdir(), "national-"));
+try {
+  /** each gateway's latest pid, by its name in `npm start`'s log (ocpp1 … ocppN) */
+  const gatewayPids = () => {
+    const pids = new Map<string, number>();
+    for (const m of product.output().matchAll(/^(ocpp\d*) started \(pid (\d+)\)/gm))
+      pids.set(m[1]!, Number(m[2]));
+    return pids;
+  };
+  const postgresPid = Number(
+    fs
+      .readFileSync(path.join(product.dataDir, "postgres", "postmaster.pid"), "utf8")
+      .split("\n")[0],
+  );
+  const cpu = () =>
+    cpuMsByProcess((pid, commandLine) => {
+      for (const [name, gpid] of gatewayPids()) if (gpid === pid) return `${name} (pid ${pid})`;
+      if (commandLine.includes("national-sim")) return "simulators";
+      if (commandLine.includes("postgres") || pid === postgresPid) return "postgres";
+      if (commandLine.includes("ocpp/main.ts")) return "gateway (other)";
+      if (pid === process.pid) return "benchmark";
+      return "web and npm start";
+    }) ?? {};
+  const cpuDelta = (a: Record<string, number>, b: Record<string, number>, seconds: number) =>
+    Object.fromEntries(
+      Object.keys(b).map((k) => [
+        k,
+        {
+          cpu_s: round2((b[k]! - (a[k] ?? 0)) / 1000),
+          cores: round2((b[k]! - (a[k] ?? 0)) / 1000 / seconds),
+        },
+      ]),
+    );
+
+  const boot = await bootstrapProject(product, "National");
+  const location = await benchLocation(db(), boot.tenant_id);
+  const passwordHash = cheapPasswordHash(PASSWORD);
+  const prefix = `NAT-${Date.now().toString(36)}-`;
+  const ids = await insertBenchStations(db(), {
+    tenants: [location],
+    prefix,
+    first: 0,
+    count: CHARGERS,
+    passwordHash,
+  });
+  // What registering through the API (or the bulk route) keeps besides the hash: the keyed
+  // verifier, which lets a charger's handshake skip scrypt (as bench/storm.ts sets it).
+  const key = verifierKey(fs.readFileSync(path.join(product.dataDir, "secret.key"), "utf8").trim());
+  const stationIds = [...ids.values()];
+  const verifiers = stationIds.map((id) =>
+    stationVerifier(key, id, passwordHash, Buffer.from(PASSWORD)),
+  );
+  await db().$executeRaw`
+    UPDATE stations SET password_verifier = v.verifier
+    FROM unnest(${stationIds}::int[], ${verifiers}::text[]) AS v(id, verifier)
+    WHERE stations.id = v.id`;
+  const url = `${loopback(product.ocppUrl)}/ocpp`;
+
+  // Each gateway idle, after GC, before any charger.
+  await sleep(3_000);
+  const idle = new Map<string, Memory | null>();
+  const idleFiles = new Map<string, number>();
+  for (const [name, pid] of gatewayPids()) {
+    idle.set(name, await memoryAfterGc(pid));
+    idleFiles.set(name, openFiles(pid));
+  }
+
+  // 1. connect and boot everyone
+  const per = Math.ceil(CHARGERS / SIMULATORS);
+  const phase1Cpu = cpu();
+  const phase1Load = load();
+  const connectStart = Date.now();
+  for (let s = 0, first = 0; first < CHARGERS; s++, first += per) {
+    const count = Math.min(per, CHARGERS - first);
+    sims.push(
+      startSimulator("bench/national-sim.ts", {
+        url,
+        prefix,
+        first,
+        count,
+        password: PASSWORD,
+        rate: (RATE * count) / CHARGERS,
+        localAddress: `127.0.0.${2 + s}`,
+        heartbeatMs: HEARTBEAT_S * 1000,
+        samplesFile: path.join(samplesDir, `samples-${s}.csv`),
+      }),
+    );
+  }
+  const ups = await Promise.all(sims.map((s) => s.next((l) => "up" in l)));
+  const connectSeconds = (Math.max(...ups.map((l) => l.at as number)) - connectStart) / 1000;
+  const booted = await db().$queryRaw<{ n: bigint }[]>`
+    SELECT count(*) AS n FROM stations WHERE name LIKE ${prefix + "%"} AND gateway_id IS NOT NULL`;
+  const phase1 = {
+    chargers: CHARGERS,
+    simulator_processes: sims.length,
+    source_addresses: sims.map((_, s) => `127.0.0.${2 + s}`),
+    rate_per_second: RATE,
+    all_up_seconds: round2(connectSeconds),
+    recorded_online_in_db: Number(booted[0]!.n),
+    retries: ups.reduce((n, l) => n + (l.retries as number), 0),
+    per_simulator: ups.map((l) => ({
+      connect: l.connect,
+      boot_status: l.boot_status,
+      retries_by_reason: l.retries_by_reason,
+    })),
+    load_average_1m: { start: phase1Load, end: load() },
+    cpu: cpuDelta(phase1Cpu, cpu(), connectSeconds),
+  };
+  console.log(JSON.stringify({ phase1 }));
+
+  // 2. heartbeats held; then each gateway's memory per connection after GC
+  const report = async () => {
+    sims.forEach((s) => s.send("report"));
+    return Promise.all(sims.map((s) => s.next((l) => "report" in l)));
+  };
+  const beats = (lines: Line[]) => ({
+    answered: lines.reduce((n, l) => n + (l.kept as number[]).length, 0),
+    errors: lines.reduce((n, l) => n + (l.errors as number), 0),
+    ...latency(lines.flatMap((l) => l.kept as number[])),
+  });
+  sims.forEach((s) => s.send("mark"));
+  const phase2Cpu = cpu();
+  const phase2Load = load();
+  await sleep(HOLD_S * 1000);
+  const held = await report();
+  const phase2Heartbeats = beats(held);
+  const phase2CpuEnd = cpu();
+  const memory: Record<string, unknown> = {};
+  for (const [name, pid] of gatewayPids()) {
+    const files = openFiles(pid);
+    const sockets = files - (idleFiles.get(name) ?? 0);
+    const after = await memoryAfterGc(pid);
+    const before = idle.get(name);
+    memory[name] = {
+      pid,
+      open_files: files,
+      open_file_limit: openFileLimit(pid),
+      sockets_over_idle: sockets,
+      idle_mb: before && mb(before),
+      held_mb: after && mb(after),
+      kib_per_connection:
+        before && after && sockets > 0
+          ? {
+              rss: round2((after.rss - before.rss) / 1024 / sockets),
+              heap_used: round2((after.heapUsed - before.heapUsed) / 1024 / sockets),
+            }
+          : null,
+    };
+  }
+  const phase2 = {
+    heartbeat_interval_s: HEARTBEAT_S,
+    held_s: HOLD_S,
+    heartbeats: phase2Heartbeats,
+    chargers_dropped: held.reduce((n, l) => n + (l.dropped_chargers as number), 0),
+    gateways: memory,
+    load_average_1m: { start: phase2Load, end: load() },
+    cpu: cpuDelta(phase2Cpu, phase2CpuEnd, HOLD_S),
+  };
+  console.log(JSON.stringify({ phase2 }));
+
+  // 3. MeterValues from every charger every METER_EVERY_S
+  const size = async () =>
+    Number(
+      (await db().$queryRaw<{ n: bigint }[]>`SELECT pg_database_size(current_database()) AS n`)[0]!
+        .n,
+    );
+  const countRows = async () =>
+    Number((await db().$queryRaw<{ n: bigint }[]>`SELECT count(*) AS n FROM meter_samples`)[0]!.n);
+  const sizeBefore = await size();
+  const rowsBefore = await countRows();
+  const phase3Cpu = cpu();
+  const phase3Load = load();
+  const meterStart = new Date();
+  sims.forEach((s) => s.send(`meter ${METER_EVERY_S} ${METER_S}`));
+  const meterLines = await Promise.all(sims.map((s) => s.next((l) => "meter" in l)));
+  const phase3CpuEnd = cpu();
+  const meterSeconds = (Date.now() - meterStart.getTime()) / 1000;
+  await sleep(3_000);
+  await db().$executeRawUnsafe("CHECKPOINT");
+  const sizeAfter = await size();
+  const rowsAfter = await countRows();
+  const messages = meterLines.reduce((n, l) => n + (l.messages as number), 0);
+  const nameOf = new Map([...ids].map(([name, id]) => [id, name]));
+  const events = await db().$queryRaw<
+    { station_id: number; occurred_at: Date; created_at: Date }[]
+  >`
+    SELECT station_id, occurred_at, created_at FROM events
+    WHERE tenant_id = ${boot.tenant_id} AND type = 'meter.sampled' AND created_at >= ${meterStart}`;
+  const eventAt = new Map(
+    events.map((e) => [
+      `${nameOf.get(e.station_id)},${e.occurred_at.getTime()}`,
+      e.created_at.getTime(),
+    ]),
+  );
+  const lags: number[] = [];
+  let expected = 0;
+  for (const file of fs.readdirSync(samplesDir)) {
+    for (const row of fs.readFileSync(path.join(samplesDir, file), "utf8").split("\n")) {
+      if (!row) continue;
+      const [name, reading, sent] = row.split(",");
+      expected++;
+      const at = eventAt.get(`${name},${reading}`);
+      if (at !== undefined) lags.push(at - Number(sent));
+    }
+  }
+  const phase3 = {
+    every_s: METER_EVERY_S,
+    seconds: METER_S,
+    messages_answered: messages,
+    errors: meterLines.map((l) => l.errors),
+    // the first period is the transactions' starts: the readings come at full rate after it
+    persisted_per_second: round2(messages / (METER_S - METER_EVERY_S)),
+    meter_sample_rows_added: rowsAfter - rowsBefore,
+    round_trip: latency(meterLines.flatMap((l) => l.latencies as number[])),
+    meter_sampled_events: {
+      // every reading is 10 s after its charger's last one or more, so each one is due an event
+      // when every_s >= 10 (the spec: at most one per transaction every 10 s)
+      readings_due_an_event: METER_EVERY_S >= 10 ? expected : null,
+      found: lags.length,
+      send_to_created_at: latency(lags),
+      within_1s: lags.filter((ms) => ms <= 1000).length,
+    },
+    database_size: {
+      before_mb: round2(sizeBefore / 2 ** 20),
+      after_mb: round2(sizeAfter / 2 ** 20),
+      growth_mb_per_million_readings: messages
+        ? round2(((sizeAfter - sizeBefore) / 2 ** 20 / messages) * 1e6)
+        : null,
+    },
+    load_average_1m: { start: phase3Load, end: load() },
+    cpu: cpuDelta(phase3Cpu, phase3CpuEnd, meterSeconds),
+  };
+  console.log(JSON.stringify({ phase3 }));
+  await closeDb();
+
+  // 4. one gateway SIGKILLed
+  sims.forEach((s) => s.send("mark"));
+  const victim = [...gatewayPids()][0]!;
+  const phase4Cpu = cpu();
+  const killLoad = load();
+  const killedAt = Date.now();
+  process.kill(victim[1], "SIGKILL");
+  let backSeconds: number | null = null;
+  let droppedChargers = 0;
+  for (;;) {
+    await sleep(1_000);
+    sims.forEach((s) => s.send("status"));
+    const status = await Promise.all(sims.map((s) => s.next((l) => "status" in l)));
+    droppedChargers = status.reduce((n, l) => n + (l.dropped as number), 0);
+    const downNow = status.reduce((n, l) => n + (l.down as number), 0);
+    if (droppedChargers > 0 && downNow === 0) {
+      const at = Math.max(
+        ...status.filter((l) => (l.dropped as number) > 0).map((l) => l.back_at as number),
+      );
+      backSeconds = round2((at - killedAt) / 1000);
+      break;
+    }
+    if (Date.now() - killedAt > STORM_LIMIT_S * 1000) break;
+  }
+  // the others' heartbeats over at least one interval from the kill
+  await sleep(killedAt + HEARTBEAT_S * 1000 - Date.now());
+  const during = beats(await report());
+  const phase4Seconds = (Date.now() - killedAt) / 1000;
+  const phase4 = {
+    killed: { name: victim[0], pid: victim[1] },
+    restarted: gatewayPids().get(victim[0]) !== victim[1],
+    chargers_dropped: droppedChargers,
+    all_back_and_booted_seconds_after_kill: backSeconds,
+    others_heartbeats: {
+      before: phase2Heartbeats,
+      during,
+      p99_ratio: round2(during.p99_ms / phase2Heartbeats.p99_ms),
+    },
+    load_average_1m: { at_kill: killLoad, end: load() },
+    cpu: cpuDelta(phase4Cpu, cpu(), phase4Seconds),
+  };
+  console.log(JSON.stringify({ phase4 }));
+
+  writeResult("national", {
+    benchmark: "national",
+    date: new Date().toISOString(),
+    machine: { ...machine(loadAtStart), open_file_limit_hard: hardOpenFileLimit() },
+    gateways: GATEWAYS,
+    chargers: CHARGERS,
+    connect_and_boot: phase1,
+    heartbeats_and_memory: phase2,
+    meter_values: phase3,
+    gateway_killed: phase4,
+    // what the product logged as errors over the run (the first 20 distinct lines), for the causes
+    // of refused calls
+    errors_logged: [
+      ...new Set(
+        product
+          .output()
+          .split("\n")
+          .filter((line) => /error/i.test(line)),
+      ),
+    ].slice(0, 20),
+  });
+} finally {
+  await Promise.all(sims.map((s) => s.stop()));
+  await closeDb();
+  await product.stop();
+  fs.rmSync(samplesDir, { recursive: true, force: true });
+}
+
+function openFiles(pid: number) {
+  return fs.readdirSync(`/proc/${pid}/fd`).length;
+}
+function openFileLimit(pid: number) {
+  return Number(/Max open files\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/limits`, "utf8"))?.[1]);
+}
+function hardOpenFileLimit() {
+  return Number(
+    /Max open files\s+\d+\s+(\d+)/.exec(fs.readFileSync("/proc/self/limits", "utf8"))?.[1],
+  );
+}
+
+/**
+ * A gateway's memory after a full GC: SIGUSR1 opens its inspector (on 127.0.0.1:9229), which
+ * collects garbage and reads `process.memoryUsage()`, then closes again so the next gateway can
+ * take the port. Null when the inspector could not be reached (the port held by another process).
+ */
+async function memoryAfterGc(pid: number): Promise<Memory | null> {
+  process.kill(pid, "SIGUSR1");
+  let target: string | undefined;
+  for (let i = 0; i < 50 && !target; i++) {
+    await sleep(100);
+    try {
+      const list = (await (await fetch("http://127.0.0.1:9229/json/list")).json()) as {
+        webSocketDebuggerUrl: string;
+      }[];
+      target = list[0]?.webSocketDebuggerUrl;
+    } catch {
+      /* not listening yet */
+    }
+  }
+  if (!target) return null;
+  const ws = new WebSocket(target);
+  await new Promise((resolve, reject) => ws.once("open", resolve).once("error", reject));
+  let nextId = 0;
+  const send = (method: string, params: Record<string, unknown> = {}) =>
+    new Promise<Record<string, unknown>>((resolve) => {
+      const id = ++nextId;
+      const onMessage = (data: WebSocket.RawData) => {
+        const message = JSON.parse((data as Buffer).toString("utf8")) as {
+          id?: number;
+          result?: unknown;
+        };
+        if (message.id !== id) return;
+        ws.off("message", onMessage);
+        resolve((message.result ?? {}) as Record<string, unknown>);
+      };
+      ws.on("message", onMessage);
+      ws.send(JSON.stringify({ id, method, params }));
+    });
+  const evaluate = async (expression: string) =>
+    (
+      (await send("Runtime.evaluate", { expression, returnByValue: true })).result as {
+        value: unknown;
+      }
+    ).value;
+  const ownPid = await evaluate("process.pid");
+  if (ownPid !== pid) {
+    ws.close();
+    return null; // someone else's inspector on the port
+  }
+  await send("HeapProfiler.collectGarbage");
+  await send("HeapProfiler.collectGarbage");
+  const m = JSON.parse(String(await evaluate("JSON.stringify(process.memoryUsage())"))) as Memory;
+  void send("Runtime.evaluate", { expression: "process._debugEnd()" });
+  await sleep(300);
+  ws.close();
+  await sleep(500);
+  return { rss: m.rss, heapUsed: m.heapUsed, heapTotal: m.heapTotal, external: m.external };
+}
