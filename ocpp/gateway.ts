@@ -6,7 +6,7 @@ import type { Duplex } from "node:stream";
 import { RPCServer } from "ocpp-rpc";
 // every domain's operation kinds and charger-transaction hooks, before anything uses them
 import "../server/domains";
-import type { Db } from "../server/db";
+import { poolSizeOf, type Db } from "../server/db";
 import { inTransaction } from "../server/db/retry";
 import {
   ConnectionReplaced,
@@ -64,6 +64,11 @@ import { refuseUnstorable } from "./protocol/storable";
 import { runOperations } from "./operations";
 import { askTransactionStatus } from "../server/charging/transaction-status";
 import { createCallWriter } from "./call-writer";
+import {
+  ADMITTED_POOL_WAIT_MS,
+  createCallAdmission,
+  type CallAdmissionOptions,
+} from "./call-admission";
 import { batchableMeterMessage } from "../server/charger-reports/meter-batch";
 import type {
   CallOutcome,
@@ -144,6 +149,11 @@ export type GatewayOptions = {
     queue?: Partial<CheckQueueOptions>;
     verifyPassword?: (password: Buffer, hash: string) => Promise<boolean>;
   };
+  /**
+   * the line of calls recorded one per transaction (`createCallAdmission`); `slots` defaults to
+   * the size of `db`'s pool
+   */
+  admission?: Partial<CallAdmissionOptions>;
 };
 
 /**
@@ -160,6 +170,7 @@ export async function createGateway({
   callTimeoutMs = OPERATION_CALL_TIMEOUT_MS,
   auth = {},
   domains,
+  admission: admissionOptions,
 }: GatewayOptions): Promise<Gateway> {
   const id = newId("gw");
   await registerGateway(db, id);
@@ -508,6 +519,8 @@ export async function createGateway({
    * OCPP CALLERROR and the connection stays up.
    */
   const batches = createCallWriter({ db });
+  /** calls recorded alone wait their turn here, not in the pool (ocpp/call-admission.ts) */
+  const admission = createCallAdmission({ slots: poolSizeOf(db) ?? 10, ...admissionOptions });
 
   /** The first call as a ride with its connection's connect, or null when it cannot ride. */
   function rideAlong(
@@ -577,6 +590,8 @@ export async function createGateway({
         if (method === "StatusNotification") finishStation(charger.stationId);
         if ("response" in outcome) return outcome.response;
       }
+      // A turn in the gateway's line first: a burst waits there, not past the pool's maxWait.
+      const done = await admission.enter();
       // Run again after a deadlock or serialization failure: the charger gets its answer either way.
       return await inTransaction(
         db,
@@ -595,8 +610,9 @@ export async function createGateway({
           });
           return response;
         },
-        { maxWait: 10_000, timeout: 15_000 },
-      );
+        // At most `slots` of these wait for a connection at once: past the others' transactions.
+        { maxWait: ADMITTED_POOL_WAIT_MS, timeout: 15_000 },
+      ).finally(done);
     } catch (error) {
       const failure = callFailure(error);
       if (error instanceof ConnectionReplaced) {

@@ -34,30 +34,39 @@ function requireDatabaseUrl(): string {
   return url;
 }
 
+const poolsOfClients = new WeakMap<object, pg.Pool>();
+
 /** The process-wide Prisma client (one pool per process). */
 export function db(): Db {
   if (!globalForDb.__db) {
-    // The pool is ours, not the adapter's, so the metrics can read its counts; the adapter still
-    // ends it when the client disconnects.
     // Two connections stay open however idle the process (the pool closes the rest after 10 s):
     // a request after a quiet spell would otherwise wait for a new backend's start and its first,
     // uncached statements (about 30 ms here). Idle ones never keep a finished script running.
-    const pool = new pg.Pool({
-      connectionString: requireDatabaseUrl(),
-      max: 10,
-      min: 2,
-      allowExitOnIdle: true,
-    });
-    globalForDb.__db = new PrismaClient({
-      adapter: new PrismaPg(pool, { disposeExternalPool: true }),
-    });
-    globalForDb.__dbPool = pool;
-    poolsOfClients.set(globalForDb.__db, pool);
+    const client = newDb(requireDatabaseUrl(), { max: 10, min: 2 });
+    globalForDb.__db = client;
+    globalForDb.__dbPool = poolsOfClients.get(client);
   }
   return globalForDb.__db;
 }
 
-const poolsOfClients = new WeakMap<object, pg.Pool>();
+/**
+ * A Prisma client on a pool of its own of at most `max` connections (`db()` is one with 10). The
+ * pool is ours, not the adapter's, so the metrics and `poolSizeOf` can read it; the adapter still
+ * ends it when the client disconnects. Tests make small ones (a gateway on a 2-connection pool).
+ */
+export function newDb(url: string, { max, min = 0 }: { max: number; min?: number }): Db {
+  const pool = new pg.Pool({ connectionString: url, max, min, allowExitOnIdle: true });
+  const client = new PrismaClient({
+    adapter: new PrismaPg(pool, { disposeExternalPool: true }),
+  });
+  poolsOfClients.set(client, pool);
+  return client;
+}
+
+/** The most connections the client's pool opens, when the pool is ours (`newDb`, `db()`). */
+export function poolSizeOf(client: DbTx): number | undefined {
+  return poolsOfClients.get(client)?.options.max;
+}
 
 /**
  * One statement on the client's own pool, past Prisma's query engine, which costs CPU on every
