@@ -167,24 +167,18 @@ async function meter(everyS: number, seconds: number) {
     errors[key] = (errors[key] ?? 0) + 1;
   };
   const out = fs.createWriteStream(job.samplesFile, { flags: "a" });
-  const started = Date.now();
-  const until = started + seconds * 1000;
   const periodMs = everyS * 1000;
-  await Promise.all(
-    names.map(async (name, i) => {
-      // Each charger on its own clock: its transaction starts within the first period (so the
-      // starts come at the readings' own rate), its readings every everyS seconds after, each
-      // stamped with its due time (consecutive ones exactly everyS apart, as the sampling rule
-      // sees them).
-      const offset = Math.random() * periodMs;
-      await sleep(offset);
+  // 1. Every charger starts its transaction at the same instant (the burst case: a national
+  // network's chargers after a blackout); the starts are timed first sent → last answered.
+  const starts = { first_sent: Date.now(), last_answered: 0, answered: 0 };
+  const transactions = await Promise.all(
+    names.map(async (_, i) => {
       const c = current[i];
       if (!c) return void failed("StartTransaction", new Error("not connected"));
-      let transactionId: number;
       try {
         // a charger sends a refused transaction message again (OCPP 1.6, 4.10), here up to ten
         // times 1 to 3 s apart
-        transactionId = await withRetries(
+        const transactionId = await withRetries(
           async () =>
             (
               (await c.call("StartTransaction", {
@@ -197,10 +191,26 @@ async function meter(everyS: number, seconds: number) {
           { attempts: 10, retryable: () => true, pauseMs: () => 1000 + Math.random() * 2000 },
           (error) => failed("StartTransaction (sent again)", error),
         );
+        starts.last_answered = Math.max(starts.last_answered, Date.now());
+        starts.answered++;
+        return { c, transactionId };
       } catch (error) {
         return void failed("StartTransaction", error);
       }
-      let due = Date.now() + periodMs;
+    }),
+  );
+  print({ started: true, starts });
+  // 2. Then readings, for `seconds`, each charger on its own clock: every everyS seconds from a
+  // moment within the first period, each stamped with its due time (consecutive ones exactly
+  // everyS apart, as the sampling rule sees them).
+  const started = Date.now();
+  const until = started + seconds * 1000;
+  await Promise.all(
+    names.map(async (name, i) => {
+      const t = transactions[i];
+      if (!t) return;
+      const { c, transactionId } = t;
+      let due = started + Math.random() * periodMs;
       let wh = 0;
       while (due < until && !stopping) {
         await sleep(due - Date.now());
@@ -231,7 +241,7 @@ async function meter(everyS: number, seconds: number) {
     }),
   );
   await new Promise((resolve) => out.end(resolve));
-  print({ meter: true, messages: latencies.length, errors, latencies });
+  print({ meter: true, messages: latencies.length, errors, latencies, starts });
 }
 
 readline

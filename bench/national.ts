@@ -8,7 +8,9 @@
  *  2. heartbeats at the set interval: answered, p50/p99; each gateway's memory per connection
  *     after a full GC (over the inspector, which SIGUSR1 opens: its RSS and heap, before the
  *     chargers came and while it holds them);
- *  3. MeterValues, every charger every BENCH_METER_EVERY_SECONDS: persisted/s, round trip p50/p99,
+ *  3. every charger sends StartTransaction at the same instant (the burst): first sent → last
+ *     answered, starts/s, CPU per start of the gateways and PostgreSQL; then MeterValues, every
+ *     charger every BENCH_METER_EVERY_SECONDS: persisted/s, round trip p50/p99,
  *     each reading's `meter.sampled` event (matched by station and reading time) in the log: its
  *     created_at less the send, p50/p99, and the database's growth per million readings;
  *  4. one gateway SIGKILLed: time until its chargers are all back and booted (the supervisor
@@ -237,6 +239,9 @@ try {
   const phase3Load = load();
   const meterStart = new Date();
   sims.forEach((s) => s.send(`meter ${METER_EVERY_S} ${METER_S}`));
+  const startLines = await Promise.all(sims.map((s) => s.next((l) => "started" in l)));
+  const startsCpuEnd = cpu();
+  const startsLoad = load();
   const meterLines = await Promise.all(sims.map((s) => s.next((l) => "meter" in l)));
   const phase3CpuEnd = cpu();
   const meterSeconds = (Date.now() - meterStart.getTime()) / 1000;
@@ -268,12 +273,42 @@ try {
       if (at !== undefined) lags.push(at - Number(sent));
     }
   }
+  const startsOf = startLines.map(
+    (l) => l.starts as { first_sent: number; last_answered: number; answered: number },
+  );
+  const startsAnswered = startsOf.reduce((n, s) => n + s.answered, 0);
+  const startsSeconds =
+    (Math.max(...startsOf.map((s) => s.last_answered)) -
+      Math.min(...startsOf.map((s) => s.first_sent))) /
+    1000;
+  const startsCpu = cpuDelta(phase3Cpu, startsCpuEnd, startsSeconds);
+  const cpuMsOf = (names: (k: string) => boolean) =>
+    Object.entries(startsCpu)
+      .filter(([k]) => names(k))
+      .reduce((ms, [, v]) => ms + v.cpu_s * 1000, 0);
   const phase3 = {
     every_s: METER_EVERY_S,
     seconds: METER_S,
+    // every charger sends StartTransaction at the same instant (the burst): first sent → last
+    // answered, over all simulators, and the rate
+    starts: {
+      answered: startsAnswered,
+      seconds: round2(startsSeconds),
+      per_second: startsSeconds > 0 ? round2(startsAnswered / startsSeconds) : null,
+      // CPU from the burst's start to its last answer (every process), and per start: the
+      // gateways' and PostgreSQL's
+      cpu_ms_per_start: startsAnswered
+        ? {
+            gateways: round2(cpuMsOf((k) => k.startsWith("ocpp")) / startsAnswered),
+            postgres: round2(cpuMsOf((k) => k === "postgres") / startsAnswered),
+          }
+        : null,
+      load_average_1m: { start: phase3Load, end: startsLoad },
+      cpu: startsCpu,
+    },
     messages_answered: messages,
     errors: meterLines.map((l) => l.errors),
-    // the first period is the transactions' starts: the readings come at full rate after it
+    // the readings start over the first period (after the starts): at full rate after it
     persisted_per_second: round2(messages / (METER_S - METER_EVERY_S)),
     meter_sample_rows_added: rowsAfter - rowsBefore,
     round_trip: latency(meterLines.flatMap((l) => l.latencies as number[])),
