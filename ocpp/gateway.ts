@@ -413,6 +413,7 @@ export async function createGateway({
       generation: connected.then((recorded) => {
         markStation(stationId, "connected");
         if (!recorded) throw new ConnectionReplaced(stationId, null);
+        lastSeen.connected(stationId, recorded.at.getTime()); // written with the connect
         return recorded.generation;
       }),
       // after the answers it is still sending (the refusal of the call that found it replaced)

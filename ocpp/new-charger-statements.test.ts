@@ -120,6 +120,23 @@ describe("a new charger's connect and boot, statement by statement (issue 29, po
       expect.stringMatching(/^WITH moved AS/),
       "COMMIT",
     ]);
+    // Its next call, and a heartbeat, write nothing for `last_seen`: the connect wrote it (the
+    // gateway's flush, once a second, used to lock and write every new station's row again).
+    await charger.call("StatusNotification", {
+      connectorId: 1,
+      errorCode: "NoError",
+      status: "Available",
+      timestamp: new Date().toISOString(),
+    });
+    await charger.call("Heartbeat", {});
+    await sleep(1_500);
+    const lastSeenWrites = [...sent.values()]
+      .flat()
+      .filter((s) => /^UPDATE stations AS s SET last_seen_at/.test(s));
+    expect(lastSeenWrites).toEqual([]);
+    expect(
+      (await db().station.findUniqueOrThrow({ where: { id: station.id } })).lastSeenAt,
+    ).not.toBeNull();
     await Promise.all([charger, ...others].map((c) => c.close({ force: true }).catch(() => {})));
   });
 
