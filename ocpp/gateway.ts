@@ -70,7 +70,7 @@ import type {
   StationCall,
   StationMessage,
 } from "../server/charger-reports/call-batch";
-import { createLastSeen } from "./last-seen";
+import { createLastSeen, type LastSeenOptions } from "./last-seen";
 import { createConnectionRecorder } from "./connection-recorder";
 import { releaseHandshake, type KeptHandshake } from "./release-handshake";
 import { answerPolitely } from "./handlers/fallback";
@@ -144,6 +144,8 @@ export type GatewayOptions = {
     queue?: Partial<CheckQueueOptions>;
     verifyPassword?: (password: Buffer, hash: string) => Promise<boolean>;
   };
+  /** how `last_seen` is written (`createLastSeen`; tests shorten the interval) */
+  lastSeen?: Partial<Pick<LastSeenOptions, "flushMs" | "minIntervalMs">>;
 };
 
 /**
@@ -160,6 +162,7 @@ export async function createGateway({
   callTimeoutMs = OPERATION_CALL_TIMEOUT_MS,
   auth = {},
   domains,
+  lastSeen: lastSeenOptions,
 }: GatewayOptions): Promise<Gateway> {
   const id = newId("gw");
   await registerGateway(db, id);
@@ -176,7 +179,7 @@ export async function createGateway({
   /** disconnects being written; close() waits for them before the process lets its pool go */
   const disconnects = new Set<Promise<void>>();
   const records = createConnectionRecorder({ db, gatewayId: id });
-  const lastSeen = createLastSeen({ db });
+  const lastSeen = createLastSeen({ db, ...lastSeenOptions });
 
   const server = new RPCServer({
     protocols: [...PROTOCOLS],
