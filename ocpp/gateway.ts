@@ -408,7 +408,8 @@ export async function createGateway({
     const station = { id: stationId, tenantId };
     const v16 = client.protocol === "ocpp1.6";
     markStation(stationId, "client");
-    const { recorded: connected, ride } = records.connect(station, client.protocol);
+    // A 1.6 charger's connect waits a moment for its first call to ride along (below).
+    const { recorded: connected, ride } = records.connect(station, client.protocol, v16);
     const connection: Connection = {
       charger: { stationId, tenantId, protocol: client.protocol },
       handlers: v16 ? v16Handlers : v2Handlers,
