@@ -6,7 +6,9 @@ import { aLocation, aTenantWithKey, uniqueStationName } from "../testing/builder
 import { aCharger, startTestGateway, waitUntil } from "../testing/ocpp";
 import { aLiveGateway } from "../testing/live-gateway";
 
-const gw = aLiveGateway();
+/** `last_seen` written at most every 300 ms (the product: 30 s), so a test can see a heartbeat's */
+const LAST_SEEN_INTERVAL_MS = 300;
+const gw = aLiveGateway({ lastSeen: { minIntervalMs: LAST_SEEN_INTERVAL_MS, flushMs: 100 } });
 
 const PASSWORD = "records-password-1";
 
@@ -39,8 +41,9 @@ describe("connection records at scale", () => {
     await c.connect();
     const row = () => db().station.findUniqueOrThrow({ where: { id: s.id } });
     await waitUntil(async () => (await row()).gatewayId === gw.gateway.id);
+    // The connect wrote it; a message within the interval after it writes nothing more.
     const connected = (await row()).lastSeenAt!.getTime();
-    await new Promise((r) => setTimeout(r, 20));
+    await new Promise((r) => setTimeout(r, LAST_SEEN_INTERVAL_MS + 20));
     const before = Date.now();
     await expect(c.call("Heartbeat", {})).resolves.toHaveProperty("currentTime");
     await waitUntil(async () => (await row()).lastSeenAt!.getTime() >= before);

@@ -75,7 +75,7 @@ import type {
   StationCall,
   StationMessage,
 } from "../server/charger-reports/call-batch";
-import { createLastSeen } from "./last-seen";
+import { createLastSeen, type LastSeenOptions } from "./last-seen";
 import { createConnectionRecorder } from "./connection-recorder";
 import { releaseHandshake, type KeptHandshake } from "./release-handshake";
 import { answerPolitely } from "./handlers/fallback";
@@ -154,6 +154,8 @@ export type GatewayOptions = {
    * the size of `db`'s pool
    */
   admission?: Partial<CallAdmissionOptions>;
+  /** how `last_seen` is written (`createLastSeen`; tests shorten the interval) */
+  lastSeen?: Partial<Pick<LastSeenOptions, "flushMs" | "minIntervalMs">>;
 };
 
 /**
@@ -171,6 +173,7 @@ export async function createGateway({
   auth = {},
   domains,
   admission: admissionOptions,
+  lastSeen: lastSeenOptions,
 }: GatewayOptions): Promise<Gateway> {
   const id = newId("gw");
   await registerGateway(db, id);
@@ -187,7 +190,7 @@ export async function createGateway({
   /** disconnects being written; close() waits for them before the process lets its pool go */
   const disconnects = new Set<Promise<void>>();
   const records = createConnectionRecorder({ db, gatewayId: id });
-  const lastSeen = createLastSeen({ db });
+  const lastSeen = createLastSeen({ db, ...lastSeenOptions });
 
   const server = new RPCServer({
     protocols: [...PROTOCOLS],
@@ -416,7 +419,8 @@ export async function createGateway({
     const station = { id: stationId, tenantId };
     const v16 = client.protocol === "ocpp1.6";
     markStation(stationId, "client");
-    const { recorded: connected, ride } = records.connect(station, client.protocol);
+    // A 1.6 charger's connect waits a moment for its first call to ride along (below).
+    const { recorded: connected, ride } = records.connect(station, client.protocol, v16);
     const connection: Connection = {
       charger: { stationId, tenantId, protocol: client.protocol },
       handlers: v16 ? v16Handlers : v2Handlers,
@@ -424,6 +428,7 @@ export async function createGateway({
       generation: connected.then((recorded) => {
         markStation(stationId, "connected");
         if (!recorded) throw new ConnectionReplaced(stationId, null);
+        lastSeen.connected(stationId, recorded.at.getTime()); // written with the connect
         return recorded.generation;
       }),
       // after the answers it is still sending (the refusal of the call that found it replaced)

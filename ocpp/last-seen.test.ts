@@ -13,6 +13,21 @@ const seenAt = async (id: number) =>
   (await db().station.findUniqueOrThrow({ where: { id } })).lastSeenAt?.getTime() ?? null;
 
 describe("createLastSeen", () => {
+  it("queues nothing for a station whose connect just wrote its last_seen, until the interval has passed", async () => {
+    const t = await aTenantWithKey();
+    const a = await aStation(t.tenantId, t.key);
+    const w = createLastSeen({ db: db(), flushMs: 60_000, minIntervalMs: 30_000 });
+    writers.push(w);
+    const t0 = Date.UTC(2030, 0, 1);
+    w.connected(a.id, t0);
+    w.seen(a.id, 0, t0 + 10_000); // its Boot, Status, …: the connect's write stands
+    await w.flush();
+    expect(await seenAt(a.id)).toBeNull();
+    w.seen(a.id, 0, t0 + 31_000); // past the interval: written
+    await w.flush();
+    expect(await seenAt(a.id)).toBe(t0 + 31_000);
+  });
+
   it("writes every station due in one flush, each at most once per interval, never backwards", async () => {
     const t = await aTenantWithKey();
     const [a, b] = [await aStation(t.tenantId, t.key), await aStation(t.tenantId, t.key)];

@@ -75,6 +75,15 @@ export function createLastSeen({ db, flushMs = 1_000, minIntervalMs = 30_000 }: 
       queued.set(stationId, now);
       due.set(stationId, { at: now, generation });
     },
+    /**
+     * The station's connect was recorded (`at`): its `last_seen` was written with it, so its
+     * messages in the next `minIntervalMs` queue no write. (Each new charger's Boot and Status
+     * used to queue one, and every second's flush locked and wrote the rows of all the stations
+     * that had just connected, which those stations' own batches then waited for.)
+     */
+    connected(stationId: number, at: number) {
+      if (at > (queued.get(stationId) ?? -Infinity)) queued.set(stationId, at);
+    },
     /** its socket closed: a later connection starts afresh (any due write still goes out) */
     forget(stationId: number) {
       queued.delete(stationId);

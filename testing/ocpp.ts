@@ -26,6 +26,7 @@ export async function startTestGateway(
     callTimeoutMs?: number;
     tls?: TlsFiles;
     auth?: GatewayOptions["auth"];
+    lastSeen?: GatewayOptions["lastSeen"];
     jobs?: JobDefinition[];
     db?: Db;
     sandbox?: Partial<Omit<SandboxHostOptions, "db" | "databaseUrl" | "gatewayId" | "ocppUrl">>;
@@ -51,6 +52,7 @@ export async function startTestGateway(
     databaseUrl: process.env.DATABASE_URL!,
     callTimeoutMs,
     ...(options.auth ? { auth: options.auth } : {}),
+    ...(options.lastSeen ? { lastSeen: options.lastSeen } : {}),
     ...(certificates ? { domains: certificates } : {}),
   });
   const jobs = await startJobRunner({

@@ -2,7 +2,8 @@ import type { DbTx } from "../db";
 import { appendEventsByTenant, type TenantEvent } from "../events/append-event";
 import type { ChargerContext } from "../charging/connections";
 import { recordMeterBatch, type MeterMessage } from "./meter-batch";
-import { armProfileResends } from "../charging-profiles/resend-after-boot";
+import { Prisma } from "../generated/prisma/client";
+import { armProfileResends, hasProfilesToResend } from "../charging-profiles/resend-after-boot";
 import { planBoot, type BootReport } from "./station-booted";
 import { isWholeStation, planStatus, type StatusReport } from "./status-reported";
 
@@ -44,18 +45,20 @@ export async function recordCallBatch(tx: DbTx, messages: CallMessage[]): Promis
 
 /**
  * `recordCallBatch` without its last step: the events go to `events`, for the caller to append
- * (after events of its own that come first, `recordConnectionChanges`).
+ * (after events of its own that come first, `recordConnectionChanges`). `current`: the caller
+ * locked the messages' stations already and knows each one's current generation (online), so
+ * the lock is not taken again.
  */
 export async function writeCallBatch(
   tx: DbTx,
   messages: CallMessage[],
   events: TenantEvent[],
+  current?: ReadonlyMap<number, number>,
 ): Promise<CallOutcome[]> {
-  const stationIds = messages.map((m) => m.charger.stationId);
-  const locked = await tx.$queryRaw<{ id: number; generation: number; online: boolean }[]>`
-    SELECT id, connection_generation AS generation, gateway_id IS NOT NULL AS online
-      FROM stations WHERE id = ANY(${stationIds}::int[]) ORDER BY id FOR NO KEY UPDATE`;
-  const current = new Map(locked.filter((s) => s.online).map((s) => [s.id, s.generation]));
+  current ??= await lockStations(
+    tx,
+    messages.map((m) => m.charger.stationId),
+  );
   const outcomes: CallOutcome[] = new Array<CallOutcome>(messages.length);
   const meters: { i: number; m: MeterMessage }[] = [];
   const others: { i: number; m: StationMessage }[] = [];
@@ -83,6 +86,14 @@ export async function writeCallBatch(
   return outcomes;
 }
 
+/** Locks the stations in id order; the current generation of each one that is online. */
+async function lockStations(tx: DbTx, stationIds: number[]) {
+  const locked = await tx.$queryRaw<{ id: number; generation: number; online: boolean }[]>`
+    SELECT id, connection_generation AS generation, gateway_id IS NOT NULL AS online
+      FROM stations WHERE id = ANY(${stationIds}::int[]) ORDER BY id FOR NO KEY UPDATE`;
+  return new Map(locked.filter((s) => s.online).map((s) => [s.id, s.generation]));
+}
+
 type Found = {
   ord: number;
   seen_action: string | null;
@@ -93,13 +104,15 @@ type Found = {
   active: boolean;
   fault_open: boolean;
   fault_error_code: string | null;
+  /** a boot's station has a profile to re-send (`armProfileResends`) */
+  resend: boolean;
 };
 
 /**
  * BootNotification and StatusNotification of distinct stations, whose rows the caller locked: one
  * read of what each needs (its earlier record, its connector, an unended transaction there, the
- * fault open there), then one statement writing every station, connector and charger message
- * record; the events go to `events`. A retried message id replays its recorded answer; a message
+ * fault open there, a booted station's profiles to re-send), then one statement writing every
+ * station, connector and charger message record; the events go to `events`. A retried message id replays its recorded answer; a message
  * whose id was used for another action, or a status report that opens or clears a fault, is
  * answered `perMessage`.
  */
@@ -110,7 +123,8 @@ async function recordStationMessages(tx: DbTx, messages: StationMessage[], event
            c.id AS connector_id, c.status AS connector_status, c.evse_number,
            EXISTS (SELECT 1 FROM transactions t
                     WHERE t.connector_id = c.id AND t.ended_at IS NULL) AS active,
-           f.id IS NOT NULL AS fault_open, f.error_code AS fault_error_code
+           f.id IS NOT NULL AS fault_open, f.error_code AS fault_error_code,
+           NOT m.is_status AND ${hasProfilesToResend(Prisma.sql`m.station_id`)} AS resend
     FROM unnest(${messages.map((_, i) => i)}::int[],
                 ${messages.map((m) => m.charger.stationId)}::int[],
                 ${messages.map((m) => m.messageId)}::text[],
@@ -138,7 +152,7 @@ async function recordStationMessages(tx: DbTx, messages: StationMessage[], event
 
   const outcomes: CallOutcome[] = [];
   const records: StationMessage[] = [];
-  const boots: { id: number; plan: ReturnType<typeof planBoot> }[] = [];
+  const boots: { id: number; plan: ReturnType<typeof planBoot>; resend: boolean }[] = [];
   const connectors: NonNullable<NonNullable<ReturnType<typeof planStatus>>["update"]>[] = [];
   for (const [i, m] of messages.entries()) {
     const f = byOrd.get(i)!;
@@ -151,7 +165,7 @@ async function recordStationMessages(tx: DbTx, messages: StationMessage[], event
     const tenantId = m.charger.tenantId;
     if (m.kind === "boot") {
       const plan = planBoot(m.charger, m.report, m.at);
-      boots.push({ id: m.charger.stationId, plan });
+      boots.push({ id: m.charger.stationId, plan, resend: f.resend });
       events.push({ tenantId, event: plan.event });
     } else {
       const connector =
@@ -172,9 +186,10 @@ async function recordStationMessages(tx: DbTx, messages: StationMessage[], event
     outcomes.push({ response: m.response });
   }
   if (records.length === 0) return outcomes;
+  // Only stations with a profile to re-send: most boots arm nothing, and skip the statement.
   await armProfileResends(
     tx,
-    boots.map((b) => b.id),
+    boots.filter((b) => b.resend).map((b) => b.id),
   );
 
   const at = (d: Date) => d.toISOString();

@@ -101,11 +101,18 @@ export async function armProfileResends(tx: DbTx, stationIds: readonly number[])
     profileResendJob,
     Prisma.sql`
       SELECT s.id FROM stations s
-       WHERE s.id = ANY(${[...stationIds]}::int[])
-         AND EXISTS (SELECT 1 FROM charging_profiles p
-                      WHERE p.station_id = s.id AND p.source = 'api'
-                        AND p.purpose = ANY(${RESENT_PURPOSES}::text[])
-                        AND p.state = ANY(${RESENT_STATES}::text[]))`,
+       WHERE s.id = ANY(${[...stationIds]}::int[]) AND ${hasProfilesToResend(Prisma.sql`s.id`)}`,
     RESEND_DELAY_MS,
   );
 }
+
+/**
+ * Whether the station `stationId` (an SQL expression) has a profile a boot re-sends: the test
+ * `armProfileResends` arms by, for a batch that reads it along with its other reads (under the
+ * station's lock) and arms only the stations that have one (server/charger-reports/call-batch.ts).
+ */
+export const hasProfilesToResend = (stationId: Prisma.Sql) => Prisma.sql`
+  EXISTS (SELECT 1 FROM charging_profiles p
+           WHERE p.station_id = ${stationId} AND p.source = 'api'
+             AND p.purpose = ANY(${RESENT_PURPOSES}::text[])
+             AND p.state = ANY(${RESENT_STATES}::text[]))`;

@@ -144,10 +144,15 @@ async function recordRides(
       riding.push({ i, generation });
   });
   if (riding.length === 0) return result;
+  // Their stations are locked (above, FOR UPDATE), each on the generation its connect just got.
+  const current = new Map(
+    riding.map(({ i, generation }) => [rides[i]!.connect.station.id, generation]),
+  );
   const done = await writeCallBatch(
     tx,
     riding.map(({ i, generation }) => ({ ...rides[i]!.message, generation })),
     events,
+    current,
   );
   riding.forEach(({ i }, j) => (result[i] = done[j]!));
   return result;
@@ -194,7 +199,13 @@ async function applyRun(
   if (connects.length) {
     // `before` reads the rows as the statement found them (locked above), `moved` writes them.
     const rows = await tx.$queryRaw<
-      { id: number; replaced: boolean; last_seen_at: Date | null; generation: number | null }[]
+      {
+        id: number;
+        replaced: boolean;
+        last_seen_at: Date | null;
+        generation: number | null;
+        keeps_list: boolean;
+      }[]
     >`
       WITH c AS (
         SELECT * FROM unnest(${connects.map((c) => c.station.id)}::int[],
@@ -202,7 +213,8 @@ async function applyRun(
                              ${connects.map((c) => c.at.toISOString())}::timestamptz[])
                  AS c(id, protocol, at)),
       before AS (
-        SELECT s.id, s.gateway_id IS NOT NULL AS online, s.last_seen_at
+        SELECT s.id, s.gateway_id IS NOT NULL AS online, s.last_seen_at,
+               s.local_list_version > 0 AS keeps_list
           FROM stations s JOIN c ON c.id = s.id),
       moved AS (
         UPDATE stations s
@@ -214,7 +226,7 @@ async function applyRun(
            AND (s.gateway_id IS NULL OR s.gateway_id = ${gatewayId} OR s.connected_at <= c.at)
         RETURNING s.id, s.connection_generation)
       SELECT before.id, moved.id IS NOT NULL AND before.online AS replaced, before.last_seen_at,
-             moved.connection_generation AS generation
+             moved.connection_generation AS generation, before.keeps_list
         FROM before LEFT JOIN moved ON moved.id = before.id`;
     if (rows.length !== connects.length)
       throw new Error("a connected station no longer exists; its connect cannot be recorded");
@@ -234,9 +246,11 @@ async function applyRun(
         row.replaced ? [disconnectedEvent(c.station.id, row.last_seen_at), connected] : [connected],
       );
     }
-    // A station back online catches up on the token changes it missed (server/local-lists).
+    // A station back online catches up on the token changes it missed (server/local-lists). Only
+    // one that keeps a list has a sync to arm (the test `armListSyncs` applies, read here under
+    // the lock above): a new charger's connect skips the statement.
     await armListSyncs(tx, {
-      stationIds: rows.filter((r) => r.generation !== null).map((r) => r.id),
+      stationIds: rows.filter((r) => r.generation !== null && r.keeps_list).map((r) => r.id),
     });
   }
   if (disconnects.length) {
