@@ -6,6 +6,7 @@ import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { PrismaClient, type Prisma } from "./generated/prisma/client";
 import { env } from "./env";
+import { closeKeyCache, noteStatement } from "./access/key-cache";
 
 export type Db = InstanceType<typeof PrismaClient>;
 /** A client or an interactive transaction: services accept either. */
@@ -24,7 +25,8 @@ export function useDatabaseUrl(url: string) {
   overrideUrl = url;
 }
 
-function requireDatabaseUrl(): string {
+/** The database this process uses (DATABASE_URL, or the entry point's own). */
+export function requireDatabaseUrl(): string {
   const url = overrideUrl ?? env().databaseUrl;
   if (!url) {
     // `npm start`, the admin CLI and the test harness resolve the database (embedded or not)
@@ -47,6 +49,17 @@ export function db(): Db {
       max: 10,
       min: 2,
       allowExitOnIdle: true,
+    });
+    // A write to the tables API keys are verified with empties this process's key cache at once
+    // (server/access/key-cache.ts); other processes learn of it from the commit's notice.
+    pool.on("connect", (client) => {
+      const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+      (client as { query: unknown }).query = (...args: unknown[]) => {
+        const first = args[0] as string | { text?: string } | undefined;
+        const text = typeof first === "string" ? first : first?.text;
+        if (text) noteStatement(text);
+        return query(...args);
+      };
     });
     globalForDb.__db = new PrismaClient({
       adapter: new PrismaPg(pool, { disposeExternalPool: true }),
@@ -100,5 +113,5 @@ export async function closeDb(): Promise<void> {
   globalForDb.__db = undefined;
   globalForDb.__dbPool = undefined;
   globalForDb.__asyncCommitPool = undefined;
-  await Promise.all([client?.$disconnect(), pool?.end()]);
+  await Promise.all([client?.$disconnect(), pool?.end(), closeKeyCache()]);
 }
