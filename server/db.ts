@@ -7,6 +7,7 @@ import pg from "pg";
 import { PrismaClient, type Prisma } from "./generated/prisma/client";
 import { env } from "./env";
 import { closeKeyCache, noteStatement } from "./access/key-cache";
+import { noteWindowsStatement } from "./lib/window-counts";
 
 export type Db = InstanceType<typeof PrismaClient>;
 /** A client or an interactive transaction: services accept either. */
@@ -51,13 +52,17 @@ export function db(): Db {
       allowExitOnIdle: true,
     });
     // A write to the tables API keys are verified with empties this process's key cache at once
-    // (server/access/key-cache.ts); other processes learn of it from the commit's notice.
+    // (server/access/key-cache.ts); other processes learn of it from the commit's notice. A reset
+    // of the rate-limit windows makes it forget its in-memory counts (server/lib/window-counts.ts).
     pool.on("connect", (client) => {
       const query = client.query.bind(client) as (...args: unknown[]) => unknown;
       (client as { query: unknown }).query = (...args: unknown[]) => {
         const first = args[0] as string | { text?: string } | undefined;
         const text = typeof first === "string" ? first : first?.text;
-        if (text) noteStatement(text);
+        if (text) {
+          noteStatement(text);
+          noteWindowsStatement(text);
+        }
         return query(...args);
       };
     });
@@ -83,6 +88,22 @@ export async function queryRows<T>(client: DbTx, sql: Prisma.Sql): Promise<T[]> 
   const pool = poolsOfClients.get(client);
   if (!pool) return client.$queryRaw<T[]>(sql);
   return (await pool.query<T & pg.QueryResultRow>(sql.text, sql.values)).rows;
+}
+
+/**
+ * `queryRows` for a hot statement of fixed text: on the client's own pool it is prepared once per
+ * connection under `name` (parsed and planned once, not on every call); in an interactive
+ * transaction, or on a client whose pool is not ours, it runs through `$queryRawUnsafe`.
+ */
+export async function queryNamed<T>(
+  client: DbTx,
+  name: string,
+  text: string,
+  values: unknown[],
+): Promise<T[]> {
+  const pool = poolsOfClients.get(client);
+  if (!pool) return client.$queryRawUnsafe<T[]>(text, ...values);
+  return (await pool.query<T & pg.QueryResultRow>({ name, text, values })).rows;
 }
 
 /** The pool under `db()`, once it exists (for the pool gauges). */

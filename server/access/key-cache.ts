@@ -112,10 +112,8 @@ export function createKeyCache<T>({
       if (ticket === null || ticket !== epoch || !up) return;
       entries.set(hash, { value, at: now });
     },
-    /** Tells the cache a statement this process sends; a write to an auth table empties it. */
-    noteStatement(text: string) {
-      if (AUTH_WRITE.test(text)) invalidate();
-    },
+    /** Empties the cache: this process is writing to a table auth reads (`noteStatement`). */
+    changed: invalidate,
     /** Whether the cache is in use (its listener is up). */
     listening: () => up,
     size: () => entries.size,
@@ -159,7 +157,7 @@ export function createKeyCache<T>({
   return cache;
 }
 
-type Noted = { noteStatement: (text: string) => void };
+type Noted = { changed: () => void };
 const globalForCache = globalThis as unknown as {
   __keyCache?: KeyCache<unknown>;
   __keyCaches?: Set<Noted>;
@@ -180,7 +178,8 @@ export function keyCache<T>(databaseUrl: () => string): KeyCache<T> {
 
 /** For the process's own pool: a statement it sends, which empties the cache if it writes auth. */
 export function noteStatement(text: string) {
-  for (const cache of live()) cache.noteStatement(text);
+  if (!AUTH_WRITE.test(text)) return;
+  for (const cache of live()) cache.changed();
 }
 
 /** Stops the process's cache (its listener); the next use starts a new one. */

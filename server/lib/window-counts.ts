@@ -45,7 +45,14 @@ export class WindowCounts {
   /** the newest window an attempt was counted in: older ones are over */
   private current = 0;
 
-  constructor(private readonly pool: () => pg.Pool) {}
+  constructor(private readonly pool: () => pg.Pool) {
+    live().add(this);
+  }
+
+  /** Forgets every count: the rows were changed in the database (`noteWindowsStatement`). */
+  forget() {
+    this.buckets.clear();
+  }
 
   /**
    * Counts one attempt in memory and returns its count in the window, or null when this process
@@ -141,7 +148,9 @@ export class WindowCounts {
       for (const row of rows) {
         const state = this.buckets.get(row.id);
         if (state?.window !== row.window_start.getTime()) continue;
-        state.known = Math.max(state.known, row.count);
+        // the row's total as this flush left it: every process's written counts, ours included
+        // (so a row reset in the database, as tests do, resets the process's count too)
+        state.known = row.count;
         state.syncedAt = Date.now();
       }
       // a window the database holds as over while we wrote: nothing of ours is known there
@@ -163,6 +172,24 @@ export class WindowCounts {
   async stop() {
     clearTimeout(this.timer);
     this.timer = undefined;
+    live().delete(this);
     await this.flush();
   }
+}
+
+const globalForCounts = globalThis as unknown as { __liveWindowCounts?: Set<WindowCounts> };
+const live = () => (globalForCounts.__liveWindowCounts ??= new Set());
+
+/** A reset of the windows in the database (an UPDATE, DELETE or TRUNCATE of the table). */
+const WINDOWS_RESET =
+  /^\s*(?:UPDATE|DELETE\s+FROM|TRUNCATE(?:\s+TABLE)?)\s+(?:"?public"?\.)?"?rate_limit_windows\b/i;
+
+/**
+ * For the process's own pool: a statement it sends. One that resets the windows (as tests and
+ * an operator may) makes the process forget its counts, so its next attempt of each key asks the
+ * database again rather than counting on from what is gone.
+ */
+export function noteWindowsStatement(text: string) {
+  if (!WINDOWS_RESET.test(text)) return;
+  for (const counts of live()) counts.forget();
 }
