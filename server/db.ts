@@ -78,6 +78,14 @@ export function db(): Db {
 const poolsOfClients = new WeakMap<object, pg.Pool>();
 
 /**
+ * The pool under a client of ours. The process's own client is found through `globalThis`: the web
+ * process holds this module twice (Next.js's bundle and scripts/web-v1.ts's), and the copy that
+ * made the client is not always the one asking.
+ */
+const poolOf = (client: DbTx): pg.Pool | undefined =>
+  client === globalForDb.__db ? globalForDb.__dbPool : poolsOfClients.get(client);
+
+/**
  * One statement on the client's own pool, past Prisma's query engine, which costs CPU on every
  * query (its interpreter and result mapping): for the job kernel's and webhook delivery's hot
  * statements. An interactive transaction, or a client whose pool is not ours, goes through
@@ -85,7 +93,7 @@ const poolsOfClients = new WeakMap<object, pg.Pool>();
  * same as `$queryRaw`'s for every type but int8 (a string here, a bigint there): cast counts.
  */
 export async function queryRows<T>(client: DbTx, sql: Prisma.Sql): Promise<T[]> {
-  const pool = poolsOfClients.get(client);
+  const pool = poolOf(client);
   if (!pool) return client.$queryRaw<T[]>(sql);
   return (await pool.query<T & pg.QueryResultRow>(sql.text, sql.values)).rows;
 }
@@ -101,7 +109,7 @@ export async function queryNamed<T>(
   text: string,
   values: unknown[],
 ): Promise<T[]> {
-  const pool = poolsOfClients.get(client);
+  const pool = poolOf(client);
   if (!pool) return client.$queryRawUnsafe<T[]>(text, ...values);
   return (await pool.query<T & pg.QueryResultRow>({ name, text, values })).rows;
 }
