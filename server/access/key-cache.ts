@@ -178,8 +178,10 @@ export function keyCache<T>(databaseUrl: () => string): KeyCache<T> {
 
 /** For the process's own pool: a statement it sends, which empties the cache if it writes auth. */
 export function noteStatement(text: string) {
-  if (!AUTH_WRITE.test(text)) return;
-  for (const cache of live()) cache.changed();
+  const caches = live();
+  // a process without a cache (a gateway, a job runner) pays one size check per statement
+  if (caches.size === 0 || !AUTH_WRITE.test(text)) return;
+  for (const cache of caches) cache.changed();
 }
 
 /** Stops the process's cache (its listener); the next use starts a new one. */

@@ -190,6 +190,7 @@ const WINDOWS_RESET =
  * database again rather than counting on from what is gone.
  */
 export function noteWindowsStatement(text: string) {
-  if (!WINDOWS_RESET.test(text)) return;
-  for (const counts of live()) counts.forget();
+  const all = live();
+  if (all.size === 0 || !WINDOWS_RESET.test(text)) return;
+  for (const counts of all) counts.forget();
 }
