@@ -6,6 +6,8 @@ import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { PrismaClient, type Prisma } from "./generated/prisma/client";
 import { env } from "./env";
+import { closeKeyCache, noteStatement } from "./access/key-cache";
+import { noteWindowsStatement } from "./lib/window-counts";
 
 export type Db = InstanceType<typeof PrismaClient>;
 /** A client or an interactive transaction: services accept either. */
@@ -24,7 +26,8 @@ export function useDatabaseUrl(url: string) {
   overrideUrl = url;
 }
 
-function requireDatabaseUrl(): string {
+/** The database this process uses (DATABASE_URL, or the entry point's own). */
+export function requireDatabaseUrl(): string {
   const url = overrideUrl ?? env().databaseUrl;
   if (!url) {
     // `npm start`, the admin CLI and the test harness resolve the database (embedded or not)
@@ -43,8 +46,24 @@ export function db(): Db {
     // a request after a quiet spell would otherwise wait for a new backend's start and its first,
     // uncached statements (about 30 ms here). Idle ones never keep a finished script running.
     const client = newDb(requireDatabaseUrl(), { max: 10, min: 2 });
+    const pool = poolsOfClients.get(client)!;
+    // A write to the tables API keys are verified with empties this process's key cache at once
+    // (server/access/key-cache.ts); other processes learn of it from the commit's notice. A reset
+    // of the rate-limit windows makes it forget its in-memory counts (server/lib/window-counts.ts).
+    pool.on("connect", (connection) => {
+      const query = connection.query.bind(connection) as (...args: unknown[]) => unknown;
+      (connection as { query: unknown }).query = (...args: unknown[]) => {
+        const first = args[0] as string | { text?: string } | undefined;
+        const text = typeof first === "string" ? first : first?.text;
+        if (text) {
+          noteStatement(text);
+          noteWindowsStatement(text);
+        }
+        return query(...args);
+      };
+    });
     globalForDb.__db = client;
-    globalForDb.__dbPool = poolsOfClients.get(client);
+    globalForDb.__dbPool = pool;
   }
   return globalForDb.__db;
 }
@@ -69,6 +88,14 @@ export function poolSizeOf(client: DbTx): number | undefined {
 }
 
 /**
+ * The pool under a client of ours. The process's own client is found through `globalThis`: the web
+ * process holds this module twice (Next.js's bundle and scripts/web-v1.ts's), and the copy that
+ * made the client is not always the one asking.
+ */
+const poolOf = (client: DbTx): pg.Pool | undefined =>
+  client === globalForDb.__db ? globalForDb.__dbPool : poolsOfClients.get(client);
+
+/**
  * One statement on the client's own pool, past Prisma's query engine, which costs CPU on every
  * query (its interpreter and result mapping): for the job kernel's and webhook delivery's hot
  * statements. An interactive transaction, or a client whose pool is not ours, goes through
@@ -76,9 +103,25 @@ export function poolSizeOf(client: DbTx): number | undefined {
  * same as `$queryRaw`'s for every type but int8 (a string here, a bigint there): cast counts.
  */
 export async function queryRows<T>(client: DbTx, sql: Prisma.Sql): Promise<T[]> {
-  const pool = poolsOfClients.get(client);
+  const pool = poolOf(client);
   if (!pool) return client.$queryRaw<T[]>(sql);
   return (await pool.query<T & pg.QueryResultRow>(sql.text, sql.values)).rows;
+}
+
+/**
+ * `queryRows` for a hot statement of fixed text: on the client's own pool it is prepared once per
+ * connection under `name` (parsed and planned once, not on every call); in an interactive
+ * transaction, or on a client whose pool is not ours, it runs through `$queryRawUnsafe`.
+ */
+export async function queryNamed<T>(
+  client: DbTx,
+  name: string,
+  text: string,
+  values: unknown[],
+): Promise<T[]> {
+  const pool = poolOf(client);
+  if (!pool) return client.$queryRawUnsafe<T[]>(text, ...values);
+  return (await pool.query<T & pg.QueryResultRow>({ name, text, values })).rows;
 }
 
 /** The pool under `db()`, once it exists (for the pool gauges). */
@@ -109,5 +152,5 @@ export async function closeDb(): Promise<void> {
   globalForDb.__db = undefined;
   globalForDb.__dbPool = undefined;
   globalForDb.__asyncCommitPool = undefined;
-  await Promise.all([client?.$disconnect(), pool?.end()]);
+  await Promise.all([client?.$disconnect(), pool?.end(), closeKeyCache()]);
 }

@@ -4,7 +4,7 @@ import { asyncCommitPool, db } from "../db";
 import { DomainError } from "../errors";
 import { revokeApiKey } from "../keys/revoke-api-key";
 import { aTenantWithKey } from "../../testing/builders";
-import { authenticateRequest } from "./credentials";
+import { authenticateRequest, windowCounts } from "./credentials";
 
 const refusal = (promise: Promise<unknown>) =>
   promise.then(
@@ -47,6 +47,8 @@ describe("authenticateRequest with an API key", () => {
     const now = Date.now();
     await authenticateRequest(db(), project.key, { now });
     await authenticateRequest(db(), project.key, { now });
+    // a process writes its in-memory counts at least every 100 ms (server/lib/window-counts.ts)
+    await windowCounts().flush();
     const window = await db().rateLimitWindow.findUniqueOrThrow({
       where: { apiKeyId: project.keyId },
     });

@@ -1,5 +1,5 @@
 import type pg from "pg";
-import { asyncCommitPool, type Db } from "../db";
+import { asyncCommitPool, requireDatabaseUrl, type Db } from "../db";
 import { DomainError } from "../errors";
 import { sha256Hex } from "../lib/ids";
 import { LIVE_KEY_PREFIX } from "./key-prefix";
@@ -16,6 +16,9 @@ import {
 } from "../lib/rate-limit";
 import { isApiVersion, LATEST_VERSION } from "../versions";
 import { userCaller, type ApiKeyCaller, type Caller, type UserCaller } from "./caller";
+import { keyCache, type KeyCache } from "./key-cache";
+import { onShutdown } from "../lib/shutdown";
+import { WindowCounts } from "../lib/window-counts";
 
 export const unauthenticated = (message: string) => new DomainError("unauthenticated", message);
 
@@ -25,19 +28,20 @@ export type Authenticated = { caller: Caller; rateLimit: RateLimitState };
 /**
  * Resolves a credential, an API key (`cpk_live_…`) or a signed-in user's access token from the
  * configured identity provider, and counts the request against its caller's rate limit.
- * Rechecked on every request (no cache): a revoked key, a deleted tenant, a suspended or removed
- * owner, or an owner whose role no longer allows a scope is refused (or narrowed) on any request
- * that starts after the change committed.
+ * Rechecked on every request: a revoked key, a deleted tenant, a suspended or removed owner, or an
+ * owner whose role no longer allows a scope is refused (or narrowed) on any request that starts
+ * after the change committed. An API key's verification is kept in memory between requests only
+ * while the process hears of every such change (server/access/key-cache.ts), and its rate-limit
+ * window is counted in memory between flushes (server/lib/window-counts.ts).
  */
 export async function authenticateRequest(
   db: Db,
   token: string,
-  options: { now?: number; counters?: pg.Pool } = {},
+  options: KeyOptions & { now?: number } = {},
 ): Promise<Authenticated> {
   const now = options.now ?? Date.now();
   if (token.length > 8192) throw unauthenticated("The credential is not valid.");
-  if (token.startsWith(LIVE_KEY_PREFIX))
-    return authenticateKey(token, now, options.counters ?? asyncCommitPool());
+  if (token.startsWith(LIVE_KEY_PREFIX)) return authenticateKey(token, now, options);
   const caller = await authenticateUser(db, token);
   return {
     caller,
@@ -46,19 +50,66 @@ export async function authenticateRequest(
 }
 
 /**
+ * What stands for one web process's key handling; tests pass their own to play several processes.
+ */
+type KeyOptions = {
+  /** the sessions the window bumps commit in (`asyncCommitPool`) */
+  counters?: pg.Pool;
+  cache?: KeyCache<ApiKeyCaller>;
+  windows?: WindowCounts;
+};
+
+const globalForWindows = globalThis as unknown as { __windowCounts?: WindowCounts };
+
+/** The process's rate-limit counts, written at its orderly stop too. On `globalThis`, as the cache. */
+export function windowCounts(): WindowCounts {
+  if (!globalForWindows.__windowCounts) {
+    const counts = new WindowCounts(asyncCommitPool);
+    onShutdown("rate-limit-counts", () => counts.stop());
+    globalForWindows.__windowCounts = counts;
+  }
+  return globalForWindows.__windowCounts;
+}
+
+/**
+ * An API key: from the process's cache with its window counted in memory, when both know it (no
+ * database round trip); otherwise `lookUpKey`, whose answer the cache and the counts keep.
+ */
+async function authenticateKey(
+  token: string,
+  now: number,
+  options: KeyOptions,
+): Promise<Authenticated> {
+  if (token.length > 200) throw unauthenticated("The API key is not valid.");
+  const hash = sha256Hex(token);
+  const cache = options.cache ?? keyCache<ApiKeyCaller>(requireDatabaseUrl);
+  const windows = options.windows ?? windowCounts();
+  const cached = cache.get(hash, now);
+  if (cached) {
+    const count = windows.count(cached.keyId, now);
+    if (count !== null)
+      return { caller: cached, rateLimit: limitState(count, cached.rateLimitPerMinute, now) };
+  }
+  const ticket = cache.begin();
+  const { caller, count } = await lookUpKey(hash, now, options.counters ?? asyncCommitPool());
+  cache.set(hash, caller, ticket, now);
+  const counted = windows.noteCounted(caller.keyId, now, count);
+  return { caller, rateLimit: limitState(counted, caller.rateLimitPerMinute, now) };
+}
+
+/**
  * The key, its tenant, its owner's suspension and role, and the bump of its rate-limit window in
- * one statement: one round trip, where a cached lookup would still need the counter's. The bump
+ * one statement: one round trip. The bump
  * skips a key the statement can already tell is unusable (revoked, tenant or owner gone, owner
  * suspended). It commits asynchronously (`asyncCommitPool`): a PostgreSQL crash may forget the
  * last fraction of a second of counts, which can only let a client past its limit by that many
  * requests once per crash, never refuse one; it spares every read a WAL flush.
  */
-async function authenticateKey(
-  token: string,
+async function lookUpKey(
+  hash: string,
   now: number,
   counters: pg.Pool,
-): Promise<Authenticated> {
-  if (token.length > 200) throw unauthenticated("The API key is not valid.");
+): Promise<{ caller: ApiKeyCaller; count: number }> {
   const { rows } = await counters.query<{
     id: string;
     tenant_id: number | null;
@@ -95,7 +146,7 @@ async function authenticateKey(
        ${BUMP_WINDOW_SQL}
        RETURNING count)
      SELECT key.*, (SELECT count FROM bump) AS window_count FROM key`,
-    values: [sha256Hex(token), windowStart(now)],
+    values: [hash, windowStart(now)],
   });
   const key = rows[0];
   if (!key || key.revoked_at || key.team_id === null) {
@@ -129,8 +180,7 @@ async function authenticateKey(
     apiVersion: isApiVersion(key.api_version) ? key.api_version : LATEST_VERSION,
     rateLimitPerMinute: key.rate_limit_per_minute,
   };
-  const limit = key.rate_limit_per_minute;
-  return { caller, rateLimit: limitState(key.window_count ?? 1, limit, now) };
+  return { caller, count: key.window_count ?? 1 };
 }
 
 async function authenticateUser(db: Db, token: string): Promise<UserCaller> {

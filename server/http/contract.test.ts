@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { db } from "../db";
+import { keyCache } from "../access/key-cache";
+import { db, requireDatabaseUrl } from "../db";
 import { revokeApiKey } from "../keys/revoke-api-key";
 import { setApiKeyRateLimit } from "../keys/set-rate-limit";
 import { call, idem } from "../../testing/api";
@@ -178,6 +179,42 @@ describe("rate limit", () => {
     expect((await call("GET", `/v1/tenants/${tenantId}/locations`, { key: other })).status).toBe(
       200,
     );
+  });
+
+  it("refuses exactly past the limit under concurrency with the key cached, and writes every attempt", async () => {
+    const { tenantId, key, keyId } = await aTenantWithKey();
+    await setApiKeyRateLimit({ keyId, perMinute: 5, changedBy: null });
+    // the process's key cache listening, so the requests after the first are counted in memory
+    expect(await keyCache(requireDatabaseUrl).ready()).toBe(true);
+    const second = new Date().getUTCSeconds();
+    if (second > 54) await new Promise((r) => setTimeout(r, (61 - second) * 1000));
+    const path = `/v1/tenants/${tenantId}/locations`;
+    const first = await call("GET", path, { key });
+    expect(first.headers.get("ratelimit-remaining")).toBe("4");
+    const rest = await Promise.all(Array.from({ length: 11 }, () => call("GET", path, { key })));
+    const ok = rest.filter((r) => r.status === 200);
+    const refused = rest.filter((r) => r.status === 429);
+    expect(ok).toHaveLength(4);
+    expect(refused).toHaveLength(7);
+    expect(ok.map((r) => r.headers.get("ratelimit-remaining")).sort()).toEqual([
+      "0",
+      "1",
+      "2",
+      "3",
+    ]);
+    for (const r of refused) {
+      errorShape(r.body, "rate_limited");
+      expect(r.headers.get("ratelimit-limit")).toBe("5");
+      expect(r.headers.get("ratelimit-remaining")).toBe("0");
+      expect(Number(r.headers.get("retry-after"))).toBeGreaterThan(0);
+    }
+    // written by the process's flush timer (every 100 ms; a loaded machine may take longer)
+    let count = 0;
+    for (let waited = 0; count < 12 && waited < 5_000; waited += 100) {
+      await new Promise((r) => setTimeout(r, 100));
+      count = (await db().rateLimitWindow.findUniqueOrThrow({ where: { apiKeyId: keyId } })).count;
+    }
+    expect(count).toBe(12);
   });
 
   it("reports the documented headers on every authenticated answer", async () => {

@@ -1,7 +1,6 @@
-import { db as defaultDb, type DbTx } from "../db";
+import { db as defaultDb, queryNamed, type DbTx } from "../db";
+import type { Display } from "../generated/prisma/client";
 import { notFound } from "../errors";
-import { loadStationDisplays } from "../displays/present-display";
-import { readyDomainBase } from "../ocpp-domains/ready-domain";
 import { presentStation, type ConnectorReservation, type StationRow } from "./present-station";
 import { loadChargerUrls } from "./charger-urls";
 
@@ -15,23 +14,17 @@ type JsonFault = Omit<StationRow["faults"][number], "openedAt" | "clearedAt"> & 
   openedAt: string;
   clearedAt: string | null;
 };
+type Dated = "pushedBootAt" | "deletedAt" | "createdAt" | "updatedAt";
+type JsonDisplay = Omit<Display, Dated> & { evseNumber: number } & {
+  [K in Dated]: Display[K] extends Date ? string : string | null;
+};
+type Row = Omit<StationRow, "connectors" | "faults"> & {
+  connectors: JsonConnector[];
+  faults: JsonFault[];
+};
 
-/**
- * The station with its connectors (each with its EVSE) and open faults, as `stationInclude`
- * reads them, in one statement: a station read is the most frequent /v1 call, and Prisma's
- * include would take one round trip per relation (four in all).
- */
-export async function findStationRow({
-  tenantId,
-  stationId,
-  db = defaultDb(),
-}: GetStationOptions): Promise<StationRow> {
-  const rows = await db.$queryRaw<
-    (Omit<StationRow, "connectors" | "faults"> & {
-      connectors: JsonConnector[];
-      faults: JsonFault[];
-    })[]
-  >`
+/** The station's columns, its connectors (each with its EVSE and open reservation) and open faults. */
+const STATION_COLUMNS = `
     SELECT s.id, s.tenant_id AS "tenantId", s.location_id AS "locationId", s.name,
            s.name_key AS "nameKey", s.external_reference AS "externalReference", s.serial,
            s.password_hash AS "passwordHash", s.password_verifier AS "passwordVerifier",
@@ -76,11 +69,38 @@ export async function findStationRow({
                       'openedAt', f.opened_at, 'clearedAt', f.cleared_at)
                     ORDER BY f.id DESC)
                FROM faults f
-              WHERE f.station_id = s.id AND f.cleared_at IS NULL), '[]') AS faults
+              WHERE f.station_id = s.id AND f.cleared_at IS NULL), '[]') AS faults`;
+
+/**
+ * What a station read adds: its displays with their EVSE numbers (`loadStationDisplays`) and the
+ * hostname of its tenant's ready custom domain (`readyDomainBase`: the first registered whose
+ * certificate is presented and still valid).
+ */
+const READ_COLUMNS = `,
+           COALESCE((
+             SELECT json_agg(json_build_object(
+                      'id', d.id, 'tenantId', d.tenant_id, 'stationId', d.station_id,
+                      'evseId', d.evse_id, 'url', d.url, 'tariffId', d.tariff_id,
+                      'imageSha256', d.image_sha256, 'state', d.state, 'shown', d.shown,
+                      'lastError', d.last_error, 'operationId', d.operation_id,
+                      'pushedBootAt', d.pushed_boot_at, 'pushedGeneration', d.pushed_generation,
+                      'pushedTariffVersion', d.pushed_tariff_version, 'deletedAt', d.deleted_at,
+                      'createdAt', d.created_at, 'updatedAt', d.updated_at,
+                      'evseNumber', e.evse_number))
+               FROM displays d JOIN evses e ON e.id = d.evse_id
+              WHERE d.station_id = s.id), '[]') AS displays,
+           (SELECT o.hostname FROM ocpp_domains o
+             WHERE o.tenant_id = s.tenant_id AND o.tls_ready_at IS NOT NULL
+               AND o.certificate_not_after > $3
+             ORDER BY o.created_at, o.id
+             LIMIT 1) AS "readyDomain"`;
+
+const FROM = `
       FROM stations s
-     WHERE s.id = ${stationId} AND s.tenant_id = ${tenantId}`;
-  const row = rows[0];
-  if (!row) throw notFound("station");
+     WHERE s.id = $1 AND s.tenant_id = $2`;
+
+/** The JSON aggregates' timestamps as the Dates Prisma's include gives. */
+function asStationRow(row: Row): StationRow {
   return {
     ...row,
     connectors: row.connectors.map((c) => ({
@@ -96,14 +116,51 @@ export async function findStationRow({
   };
 }
 
-export async function getStation(options: GetStationOptions) {
-  const row = await findStationRow(options);
-  const db = options.db ?? defaultDb();
-  const displays = await loadStationDisplays(db, [row.id]);
+const dateOrNull = (value: string | null) => (value === null ? null : new Date(value));
+
+/**
+ * The station with its connectors (each with its EVSE) and open faults, as `stationInclude`
+ * reads them, in one statement: a station read is the most frequent /v1 call, and Prisma's
+ * include would take one round trip per relation (four in all).
+ */
+export async function findStationRow({
+  tenantId,
+  stationId,
+  db = defaultDb(),
+}: GetStationOptions): Promise<StationRow> {
+  const [row] = await queryNamed<Row>(db, "station-row", STATION_COLUMNS + FROM, [
+    stationId,
+    tenantId,
+  ]);
+  if (!row) throw notFound("station");
+  return asStationRow(row);
+}
+
+/**
+ * A station as /v1 answers it, in one statement (prepared once per connection): the row, its
+ * displays and its tenant's ready domain together; preproduction charger URLs, where offered,
+ * are one more.
+ */
+export async function getStation({ tenantId, stationId, db = defaultDb() }: GetStationOptions) {
+  const [read] = await queryNamed<Row & { displays: JsonDisplay[]; readyDomain: string | null }>(
+    db,
+    "station-read",
+    STATION_COLUMNS + READ_COLUMNS + FROM,
+    [stationId, tenantId, new Date()],
+  );
+  if (!read) throw notFound("station");
+  const { displays, readyDomain, ...row } = read;
+  const station = asStationRow(row);
   return presentStation(
-    row,
-    displays.get(row.id),
-    await loadChargerUrls(db, row.tenantId),
-    await readyDomainBase(db, row.tenantId),
+    station,
+    displays.map((d) => ({
+      ...d,
+      pushedBootAt: dateOrNull(d.pushedBootAt),
+      deletedAt: dateOrNull(d.deletedAt),
+      createdAt: new Date(d.createdAt),
+      updatedAt: new Date(d.updatedAt),
+    })),
+    await loadChargerUrls(db, station.tenantId),
+    readyDomain ? `wss://${readyDomain}/ocpp` : null,
   );
 }
