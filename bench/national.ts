@@ -33,6 +33,7 @@ import { benchLocation, cheapPasswordHash, insertBenchStations } from "./bench-s
 import { latency, machine, round2, writeResult } from "./harness";
 import { cpuMsByProcess } from "./process-cpu";
 import { startSimulator, type Line } from "./simulator";
+import { startProfile, summarize } from "./cpu-profile";
 import { bootstrapProject } from "./product-project";
 
 const CHARGERS = Number(process.env.BENCH_CHARGERS ?? 100_000);
@@ -46,6 +47,8 @@ const HOLD_S = Number(process.env.BENCH_HOLD_SECONDS ?? Math.ceil(HEARTBEAT_S * 
 const METER_EVERY_S = Number(process.env.BENCH_METER_EVERY_SECONDS ?? 10);
 const METER_S = Number(process.env.BENCH_METER_SECONDS ?? 60);
 const STORM_LIMIT_S = 600;
+/** BENCH_PROFILE=1: a CPU profile of the first gateway over phase 3 (bench/cpu-profile.ts) */
+const PROFILE = process.env.BENCH_PROFILE === "1";
 const PASSWORD = "national-password-01";
 
 type Memory = { rss: number; heapUsed: number; heapTotal: number; external: number };
@@ -231,18 +234,58 @@ try {
     );
   const countRows = async () =>
     Number((await db().$queryRaw<{ n: bigint }[]>`SELECT count(*) AS n FROM meter_samples`)[0]!.n);
+  const tableSizes = async () =>
+    new Map(
+      (
+        await db().$queryRaw<{ name: string; bytes: bigint }[]>`
+          SELECT regexp_replace(c.relname, '_(p[0-9]+|default)$', '') AS name,
+                 sum(pg_total_relation_size(c.oid))::bigint AS bytes
+            FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+           WHERE c.relkind = 'r' AND n.nspname = 'public' GROUP BY 1`
+      ).map((t) => [t.name, Number(t.bytes)]),
+    );
+  const tablesBefore = await tableSizes();
   const sizeBefore = await size();
   const rowsBefore = await countRows();
+  const statsBefore = await postgresCounts();
   const phase3Cpu = cpu();
   const phase3Load = load();
   const meterStart = new Date();
   sims.forEach((s) => s.send(`meter ${METER_EVERY_S} ${METER_S}`));
+  const profiled = PROFILE ? await profileOf([...gatewayPids().values()][0]!) : null;
+  // the steady state, from a third of the phase (the transactions' starts and their retries over)
+  // to a period before its end: CPU and rows persisted there, so per MeterValues alone
+  const steady = (async () => {
+    const from = METER_S / 3;
+    const to = METER_S - METER_EVERY_S;
+    if (to - from < 3) return null;
+    await sleep(meterStart.getTime() + from * 1000 - Date.now());
+    const [cpuFrom, rowsFrom, statsFrom] = [cpu(), await countRows(), await postgresCounts()];
+    const loadFrom = load();
+    await sleep(meterStart.getTime() + to * 1000 - Date.now());
+    const [cpuTo, rowsTo, statsTo] = [cpu(), await countRows(), await postgresCounts()];
+    const rows = rowsTo - rowsFrom;
+    const cpuUse = cpuDelta(cpuFrom, cpuTo, to - from);
+    return {
+      from_s: round2(from),
+      to_s: round2(to),
+      meter_sample_rows_added: rows,
+      persisted_per_second: round2(rows / (to - from)),
+      load_average_1m: { start: loadFrom, end: load() },
+      cpu: cpuUse,
+      cpu_ms_per_message: perMessage(cpuUse, rows),
+      postgres_per_message: perMessageCounts(statsFrom, statsTo, rows),
+    };
+  })();
   const meterLines = await Promise.all(sims.map((s) => s.next((l) => "meter" in l)));
   const phase3CpuEnd = cpu();
   const meterSeconds = (Date.now() - meterStart.getTime()) / 1000;
+  const gatewayProfile = profiled ? summarize(await profiled()) : null;
   await sleep(3_000);
+  const statsAfter = await postgresCounts();
   await db().$executeRawUnsafe("CHECKPOINT");
   const sizeAfter = await size();
+  const tablesAfter = await tableSizes();
   const rowsAfter = await countRows();
   const messages = meterLines.reduce((n, l) => n + (l.messages as number), 0);
   const nameOf = new Map([...ids].map(([name, id]) => [id, name]));
@@ -291,9 +334,24 @@ try {
       growth_mb_per_million_readings: messages
         ? round2(((sizeAfter - sizeBefore) / 2 ** 20 / messages) * 1e6)
         : null,
+      // by table (its partitions, indexes and TOAST together), bytes per reading
+      bytes_per_reading_by_table: messages
+        ? Object.fromEntries(
+            [...tablesAfter]
+              .map(([k, v]) => [k, Math.round((v - (tablesBefore.get(k) ?? 0)) / messages)])
+              .filter(([, v]) => v !== 0),
+          )
+        : null,
     },
     load_average_1m: { start: phase3Load, end: load() },
     cpu: cpuDelta(phase3Cpu, phase3CpuEnd, meterSeconds),
+    // CPU per MeterValues answered (the phase's StartTransactions and heartbeats included): the
+    // figure that holds when other work shares the cores
+    cpu_ms_per_message: perMessage(cpuDelta(phase3Cpu, phase3CpuEnd, meterSeconds), messages),
+    // PostgreSQL's own counters over the phase (pg_stat_database, pg_stat_user_tables), per message
+    postgres_per_message: perMessageCounts(statsBefore, statsAfter, messages),
+    steady_state: await steady,
+    gateway_cpu_profile: gatewayProfile,
   };
   console.log(JSON.stringify({ phase3 }));
   await closeDb();
@@ -367,6 +425,73 @@ try {
   await closeDb();
   await product.stop();
   fs.rmSync(samplesDir, { recursive: true, force: true });
+}
+
+/** CPU ms per message: the gateways', PostgreSQL's and the simulators' and their sum. */
+function perMessage(cpu: Record<string, { cpu_s: number }>, messages: number) {
+  if (!messages) return null;
+  const ms = (names: string[]) =>
+    round2((names.reduce((n, k) => n + (cpu[k]?.cpu_s ?? 0), 0) * 1000) / messages);
+  const gateways = Object.keys(cpu).filter((k) => k.startsWith("ocpp") || k.startsWith("gateway"));
+  return {
+    gateways: ms(gateways),
+    postgres: ms(["postgres"]),
+    simulators: ms(["simulators"]),
+    total: ms([...gateways, "postgres", "simulators"]),
+  };
+}
+
+/** The counters' growth per message, those that moved. */
+function perMessageCounts(
+  before: Record<string, number>,
+  after: Record<string, number>,
+  messages: number,
+) {
+  return Object.fromEntries(
+    Object.entries(after)
+      .filter(([k, v]) => v !== (before[k] ?? 0))
+      .map(([k, v]) => [k, messages ? round2((v - (before[k] ?? 0)) / messages) : null]),
+  );
+}
+
+/** Transactions and rows written, from PostgreSQL's statistics (the tables' by parent name). */
+async function postgresCounts(): Promise<Record<string, number>> {
+  await db().$executeRawUnsafe("SELECT pg_stat_force_next_flush()");
+  const [d] = await db().$queryRaw<
+    { commits: bigint; inserted: bigint; updated: bigint; returned: bigint; fetched: bigint }[]
+  >`
+    SELECT xact_commit AS commits, tup_inserted AS inserted, tup_updated AS updated,
+           tup_returned AS returned, tup_fetched AS fetched
+      FROM pg_stat_database WHERE datname = current_database()`;
+  const tables = await db().$queryRaw<{ name: string; ins: bigint; upd: bigint; hot: bigint }[]>`
+    SELECT regexp_replace(relname, '_(p[0-9]+|default)$', '') AS name, sum(n_tup_ins)::bigint AS ins,
+           sum(n_tup_upd)::bigint AS upd, sum(n_tup_hot_upd)::bigint AS hot
+      FROM pg_stat_user_tables GROUP BY 1`;
+  const counts: Record<string, number> = {};
+  for (const [k, v] of Object.entries(d!)) counts[k] = Number(v);
+  for (const t of tables) {
+    if (Number(t.ins)) counts[`${t.name} inserted`] = Number(t.ins);
+    if (Number(t.upd)) counts[`${t.name} updated`] = Number(t.upd);
+    if (Number(t.hot)) counts[`${t.name} updated (HOT)`] = Number(t.hot);
+  }
+  return counts;
+}
+
+/** Starts a CPU profile of a process over its inspector (SIGUSR1 opens it on 127.0.0.1:9229). */
+async function profileOf(pid: number) {
+  process.kill(pid, "SIGUSR1");
+  for (let i = 0; i < 50; i++) {
+    await sleep(100);
+    try {
+      const list = (await (await fetch("http://127.0.0.1:9229/json/list")).json()) as {
+        webSocketDebuggerUrl: string;
+      }[];
+      if (list[0]) return startProfile(list[0].webSocketDebuggerUrl);
+    } catch {
+      /* not listening yet */
+    }
+  }
+  return null;
 }
 
 function openFiles(pid: number) {
