@@ -14,7 +14,8 @@
  *   `report`: prints `{ report, kept, dropped_chargers, errors }`: the heartbeat round trips since
  *     the mark of chargers whose socket did not close since it (`kept`, ms), and how many closed;
  *   `status`: prints `{ status, down, dropped, back_at }`;
- *   `meter <everyS> <seconds>`: every charger starts a transaction (within the first `everyS` s),
+ *   `meter <everyS> <seconds> [startS]`: every charger starts a transaction (within the first
+ *     `startS` s, default `everyS`),
  *     then sends MeterValues every `everyS` s (its readings' timestamps exactly `everyS` s apart)
  *     for `seconds`; prints `{ meter, messages, errors, latencies }` (errors by call and reason)
  *     and appends `name,readingMs,sentMs` per answered message to `samplesFile`;
@@ -159,7 +160,7 @@ async function heartbeats(i: number) {
   }
 }
 
-async function meter(everyS: number, seconds: number) {
+async function meter(everyS: number, seconds: number, startS: number) {
   const latencies: number[] = [];
   const errors: Record<string, number> = {};
   const failed = (what: string, error: unknown) => {
@@ -172,11 +173,12 @@ async function meter(everyS: number, seconds: number) {
   const periodMs = everyS * 1000;
   await Promise.all(
     names.map(async (name, i) => {
-      // Each charger on its own clock: its transaction starts within the first period (so the
-      // starts come at the readings' own rate), its readings every everyS seconds after, each
+      // Each charger on its own clock: its transaction starts within the first startS seconds
+      // (by default a period, so the starts come at the readings' own rate), its readings every
+      // everyS seconds after, each
       // stamped with its due time (consecutive ones exactly everyS apart, as the sampling rule
       // sees them).
-      const offset = Math.random() * periodMs;
+      const offset = Math.random() * startS * 1000;
       await sleep(offset);
       const c = current[i];
       if (!c) return void failed("StartTransaction", new Error("not connected"));
@@ -248,7 +250,7 @@ readline
     } else if (word === "status") {
       print({ status: true, down: down.size, dropped: dropped.size, back_at: backAt });
     } else if (word === "meter") {
-      void meter(Number(args[0]), Number(args[1]));
+      void meter(Number(args[0]), Number(args[1]), Number(args[2] ?? args[0]));
     } else if (word === "stop") {
       stopping = true;
       process.exit(0);

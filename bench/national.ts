@@ -20,7 +20,8 @@
  * chargers/19,000 rounded up plus one, BENCH_SIMULATORS default chargers/19,000 rounded up,
  * BENCH_CONNECT_RATE default 200 a second, BENCH_HEARTBEAT_SECONDS default 300,
  * BENCH_HOLD_SECONDS default 1.2 heartbeat intervals, BENCH_METER_EVERY_SECONDS default 10,
- * BENCH_METER_SECONDS default 60). Writes bench/results/national.json.
+ * BENCH_METER_SECONDS default 60, BENCH_START_SPREAD_SECONDS default the meter period). Writes
+ * bench/results/national.json.
  */
 import fs from "node:fs";
 import os from "node:os";
@@ -46,8 +47,10 @@ const HEARTBEAT_S = Number(process.env.BENCH_HEARTBEAT_SECONDS ?? 300);
 const HOLD_S = Number(process.env.BENCH_HOLD_SECONDS ?? Math.ceil(HEARTBEAT_S * 1.2));
 const METER_EVERY_S = Number(process.env.BENCH_METER_EVERY_SECONDS ?? 10);
 const METER_S = Number(process.env.BENCH_METER_SECONDS ?? 60);
+/** the transactions start over this many seconds (their StartTransactions at chargers/this a second) */
+const START_S = Number(process.env.BENCH_START_SPREAD_SECONDS ?? METER_EVERY_S);
 const STORM_LIMIT_S = 600;
-/** BENCH_PROFILE=1: a CPU profile of the first gateway over phase 3 (bench/cpu-profile.ts) */
+/** BENCH_PROFILE=1: a CPU profile of the first gateway over phase 3's steady state (cpu-profile.ts) */
 const PROFILE = process.env.BENCH_PROFILE === "1";
 const PASSWORD = "national-password-01";
 
@@ -251,19 +254,30 @@ try {
   const phase3Cpu = cpu();
   const phase3Load = load();
   const meterStart = new Date();
-  sims.forEach((s) => s.send(`meter ${METER_EVERY_S} ${METER_S}`));
-  const profiled = PROFILE ? await profileOf([...gatewayPids().values()][0]!) : null;
-  // the steady state, from a third of the phase (the transactions' starts and their retries over)
-  // to a period before its end: CPU and rows persisted there, so per MeterValues alone
+  sims.forEach((s) => s.send(`meter ${METER_EVERY_S} ${METER_S} ${START_S}`));
+  // the steady state: from when (nearly) every charger's transaction has started (their
+  // StartTransactions and retries over), or a third of the phase if later, to a period before the
+  // phase's end: CPU and rows persisted there, so per MeterValues alone
   const steady = (async () => {
-    const from = METER_S / 3;
     const to = METER_S - METER_EVERY_S;
-    if (to - from < 3) return null;
-    await sleep(meterStart.getTime() + from * 1000 - Date.now());
+    await sleep(
+      meterStart.getTime() + Math.max(METER_S / 3, START_S + METER_EVERY_S) * 1000 - Date.now(),
+    );
+    for (;;) {
+      const [open] = await db().$queryRaw<{ n: bigint }[]>`
+        SELECT count(*) AS n FROM transactions
+         WHERE tenant_id = ${boot.tenant_id} AND created_at >= ${meterStart}`;
+      if (Number(open!.n) >= CHARGERS * 0.99) break;
+      if (Date.now() > meterStart.getTime() + (to - 3) * 1000) return null;
+      await sleep(500);
+    }
+    const from = (Date.now() - meterStart.getTime()) / 1000;
     const [cpuFrom, rowsFrom, statsFrom] = [cpu(), await countRows(), await postgresCounts()];
     const loadFrom = load();
+    const profiled = PROFILE ? await profileOf([...gatewayPids().values()][0]!) : null;
     await sleep(meterStart.getTime() + to * 1000 - Date.now());
     const [cpuTo, rowsTo, statsTo] = [cpu(), await countRows(), await postgresCounts()];
+    const gatewayProfile = profiled ? summarize(await profiled()) : null;
     const rows = rowsTo - rowsFrom;
     const cpuUse = cpuDelta(cpuFrom, cpuTo, to - from);
     return {
@@ -275,12 +289,12 @@ try {
       cpu: cpuUse,
       cpu_ms_per_message: perMessage(cpuUse, rows),
       postgres_per_message: perMessageCounts(statsFrom, statsTo, rows),
+      gateway_cpu_profile: gatewayProfile,
     };
   })();
   const meterLines = await Promise.all(sims.map((s) => s.next((l) => "meter" in l)));
   const phase3CpuEnd = cpu();
   const meterSeconds = (Date.now() - meterStart.getTime()) / 1000;
-  const gatewayProfile = profiled ? summarize(await profiled()) : null;
   await sleep(3_000);
   const statsAfter = await postgresCounts();
   await db().$executeRawUnsafe("CHECKPOINT");
@@ -314,6 +328,7 @@ try {
   const phase3 = {
     every_s: METER_EVERY_S,
     seconds: METER_S,
+    starts_spread_s: START_S,
     messages_answered: messages,
     errors: meterLines.map((l) => l.errors),
     // the first period is the transactions' starts: the readings come at full rate after it
@@ -351,7 +366,6 @@ try {
     // PostgreSQL's own counters over the phase (pg_stat_database, pg_stat_user_tables), per message
     postgres_per_message: perMessageCounts(statsBefore, statsAfter, messages),
     steady_state: await steady,
-    gateway_cpu_profile: gatewayProfile,
   };
   console.log(JSON.stringify({ phase3 }));
   await closeDb();
