@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { db, type Db } from "../server/db";
+import { db } from "../server/db";
 import { aStation, aTenantWithKey } from "../testing/builders";
 import type { CallMessage } from "../server/charger-reports/call-batch";
 import { createCallWriter } from "./call-writer";
@@ -19,7 +19,7 @@ function countingDb() {
         return (target.$transaction as (f: typeof fn, o: unknown) => Promise<unknown>)(fn, options);
       };
     },
-  }) as Db;
+  });
   return { db: counted, started };
 }
 
