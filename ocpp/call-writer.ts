@@ -34,7 +34,7 @@ export function createCallWriter({
   db,
   maxBatch = 250,
   concurrency = 2,
-  overlapAt = 50,
+  overlapAt = 20,
 }: CallWriterOptions) {
   let pending: Pending[] = [];
   let running = 0;
