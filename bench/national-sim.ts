@@ -14,9 +14,11 @@
  *   `report`: prints `{ report, kept, dropped_chargers, errors }`: the heartbeat round trips since
  *     the mark of chargers whose socket did not close since it (`kept`, ms), and how many closed;
  *   `status`: prints `{ status, down, dropped, back_at }`;
- *   `meter <everyS> <seconds>`: every charger starts a transaction (within the first `everyS` s),
- *     then sends MeterValues every `everyS` s (its readings' timestamps exactly `everyS` s apart)
- *     for `seconds`; prints `{ meter, messages, errors, latencies }` (errors by call and reason)
+ *   `meter <everyS> <seconds> [startS]`: every charger starts a transaction (each at a moment
+ *     within the first `startS` s, default `everyS`; 0: all at the same instant) and prints
+ *     `{ started, starts }` when all are answered, then sends MeterValues every `everyS` s (its
+ *     readings' timestamps exactly `everyS` s apart) for `seconds`; prints `{ meter, messages,
+ *     errors, latencies, starts }` (errors by call and reason)
  *     and appends `name,readingMs,sentMs` per answered message to `samplesFile`;
  *   `stop` (or stdin closing): exits.
  */
@@ -159,7 +161,7 @@ async function heartbeats(i: number) {
   }
 }
 
-async function meter(everyS: number, seconds: number) {
+async function meter(everyS: number, seconds: number, startS: number) {
   const latencies: number[] = [];
   const errors: Record<string, number> = {};
   const failed = (what: string, error: unknown) => {
@@ -168,11 +170,13 @@ async function meter(everyS: number, seconds: number) {
   };
   const out = fs.createWriteStream(job.samplesFile, { flags: "a" });
   const periodMs = everyS * 1000;
-  // 1. Every charger starts its transaction at the same instant (the burst case: a national
-  // network's chargers after a blackout); the starts are timed first sent → last answered.
+  // 1. Every charger starts its transaction: at the same instant with startS 0 (the burst case: a
+  // national network's chargers after a blackout), else each at a moment within the first startS
+  // seconds; the starts are timed first sent → last answered.
   const starts = { first_sent: Date.now(), last_answered: 0, answered: 0 };
   const transactions = await Promise.all(
     names.map(async (_, i) => {
+      if (startS > 0) await sleep(Math.random() * startS * 1000);
       const c = current[i];
       if (!c) return void failed("StartTransaction", new Error("not connected"));
       try {
@@ -258,7 +262,7 @@ readline
     } else if (word === "status") {
       print({ status: true, down: down.size, dropped: dropped.size, back_at: backAt });
     } else if (word === "meter") {
-      void meter(Number(args[0]), Number(args[1]));
+      void meter(Number(args[0]), Number(args[1]), Number(args[2] ?? args[0]));
     } else if (word === "stop") {
       stopping = true;
       process.exit(0);

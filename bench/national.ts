@@ -22,7 +22,8 @@
  * chargers/19,000 rounded up plus one, BENCH_SIMULATORS default chargers/19,000 rounded up,
  * BENCH_CONNECT_RATE default 200 a second, BENCH_HEARTBEAT_SECONDS default 300,
  * BENCH_HOLD_SECONDS default 1.2 heartbeat intervals, BENCH_METER_EVERY_SECONDS default 10,
- * BENCH_METER_SECONDS default 60). Writes bench/results/national.json.
+ * BENCH_METER_SECONDS default 60, BENCH_START_SPREAD_SECONDS default the meter period, 0 for every start at the same instant). Writes
+ * bench/results/national.json.
  */
 import fs from "node:fs";
 import os from "node:os";
@@ -35,6 +36,7 @@ import { benchLocation, cheapPasswordHash, insertBenchStations } from "./bench-s
 import { latency, machine, round2, writeResult } from "./harness";
 import { cpuMsByProcess } from "./process-cpu";
 import { startSimulator, type Line } from "./simulator";
+import { startProfile, summarize } from "./cpu-profile";
 import { bootstrapProject } from "./product-project";
 
 const CHARGERS = Number(process.env.BENCH_CHARGERS ?? 100_000);
@@ -47,7 +49,11 @@ const HEARTBEAT_S = Number(process.env.BENCH_HEARTBEAT_SECONDS ?? 300);
 const HOLD_S = Number(process.env.BENCH_HOLD_SECONDS ?? Math.ceil(HEARTBEAT_S * 1.2));
 const METER_EVERY_S = Number(process.env.BENCH_METER_EVERY_SECONDS ?? 10);
 const METER_S = Number(process.env.BENCH_METER_SECONDS ?? 60);
+/** the transactions start over this many seconds (their StartTransactions at chargers/this a second) */
+const START_S = Number(process.env.BENCH_START_SPREAD_SECONDS ?? METER_EVERY_S);
 const STORM_LIMIT_S = 600;
+/** BENCH_PROFILE=1: a CPU profile of the first gateway over phase 3's steady state (cpu-profile.ts) */
+const PROFILE = process.env.BENCH_PROFILE === "1";
 const PASSWORD = "national-password-01";
 
 type Memory = { rss: number; heapUsed: number; heapTotal: number; external: number };
@@ -233,21 +239,71 @@ try {
     );
   const countRows = async () =>
     Number((await db().$queryRaw<{ n: bigint }[]>`SELECT count(*) AS n FROM meter_samples`)[0]!.n);
+  const tableSizes = async () =>
+    new Map(
+      (
+        await db().$queryRaw<{ name: string; bytes: bigint }[]>`
+          SELECT regexp_replace(c.relname, '_(p[0-9]+|default)$', '') AS name,
+                 sum(pg_total_relation_size(c.oid))::bigint AS bytes
+            FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+           WHERE c.relkind = 'r' AND n.nspname = 'public' GROUP BY 1`
+      ).map((t) => [t.name, Number(t.bytes)]),
+    );
+  const tablesBefore = await tableSizes();
   const sizeBefore = await size();
   const rowsBefore = await countRows();
+  const statsBefore = await postgresCounts();
   const phase3Cpu = cpu();
   const phase3Load = load();
   const meterStart = new Date();
-  sims.forEach((s) => s.send(`meter ${METER_EVERY_S} ${METER_S}`));
+  sims.forEach((s) => s.send(`meter ${METER_EVERY_S} ${METER_S} ${START_S}`));
   const startLines = await Promise.all(sims.map((s) => s.next((l) => "started" in l)));
   const startsCpuEnd = cpu();
   const startsLoad = load();
+  const readingsStart = Date.now();
+  // the steady state: the readings (which begin once every start is answered) from a third of
+  // their time or a period, whichever is later, to a period before their end: CPU and rows
+  // persisted there, so per MeterValues alone
+  const steady = (async () => {
+    const to = METER_S - METER_EVERY_S;
+    await sleep(readingsStart + Math.max(METER_S / 3, METER_EVERY_S) * 1000 - Date.now());
+    for (;;) {
+      const [open] = await db().$queryRaw<{ n: bigint }[]>`
+        SELECT count(*) AS n FROM transactions
+         WHERE tenant_id = ${boot.tenant_id} AND created_at >= ${meterStart}`;
+      if (Number(open!.n) >= CHARGERS * 0.99) break;
+      if (Date.now() > readingsStart + (to - 3) * 1000) return null;
+      await sleep(500);
+    }
+    const from = (Date.now() - readingsStart) / 1000;
+    const [cpuFrom, rowsFrom, statsFrom] = [cpu(), await countRows(), await postgresCounts()];
+    const loadFrom = load();
+    const profiled = PROFILE ? await profileOf([...gatewayPids().values()][0]!) : null;
+    await sleep(readingsStart + to * 1000 - Date.now());
+    const [cpuTo, rowsTo, statsTo] = [cpu(), await countRows(), await postgresCounts()];
+    const gatewayProfile = profiled ? summarize(await profiled()) : null;
+    const rows = rowsTo - rowsFrom;
+    const cpuUse = cpuDelta(cpuFrom, cpuTo, to - from);
+    return {
+      from_s: round2(from),
+      to_s: round2(to),
+      meter_sample_rows_added: rows,
+      persisted_per_second: round2(rows / (to - from)),
+      load_average_1m: { start: loadFrom, end: load() },
+      cpu: cpuUse,
+      cpu_ms_per_message: perMessage(cpuUse, rows),
+      postgres_per_message: perMessageCounts(statsFrom, statsTo, rows),
+      gateway_cpu_profile: gatewayProfile,
+    };
+  })();
   const meterLines = await Promise.all(sims.map((s) => s.next((l) => "meter" in l)));
   const phase3CpuEnd = cpu();
   const meterSeconds = (Date.now() - meterStart.getTime()) / 1000;
   await sleep(3_000);
+  const statsAfter = await postgresCounts();
   await db().$executeRawUnsafe("CHECKPOINT");
   const sizeAfter = await size();
+  const tablesAfter = await tableSizes();
   const rowsAfter = await countRows();
   const messages = meterLines.reduce((n, l) => n + (l.messages as number), 0);
   const nameOf = new Map([...ids].map(([name, id]) => [id, name]));
@@ -289,8 +345,9 @@ try {
   const phase3 = {
     every_s: METER_EVERY_S,
     seconds: METER_S,
-    // every charger sends StartTransaction at the same instant (the burst): first sent → last
-    // answered, over all simulators, and the rate
+    starts_spread_s: START_S,
+    // the transactions' starts (over `starts_spread_s`; 0: all at the same instant, the burst):
+    // first sent → last answered, over all simulators, and the rate
     starts: {
       answered: startsAnswered,
       seconds: round2(startsSeconds),
@@ -326,9 +383,23 @@ try {
       growth_mb_per_million_readings: messages
         ? round2(((sizeAfter - sizeBefore) / 2 ** 20 / messages) * 1e6)
         : null,
+      // by table (its partitions, indexes and TOAST together), bytes per reading
+      bytes_per_reading_by_table: messages
+        ? Object.fromEntries(
+            [...tablesAfter]
+              .map(([k, v]) => [k, Math.round((v - (tablesBefore.get(k) ?? 0)) / messages)])
+              .filter(([, v]) => v !== 0),
+          )
+        : null,
     },
     load_average_1m: { start: phase3Load, end: load() },
     cpu: cpuDelta(phase3Cpu, phase3CpuEnd, meterSeconds),
+    // CPU per MeterValues answered (the phase's StartTransactions and heartbeats included): the
+    // figure that holds when other work shares the cores
+    cpu_ms_per_message: perMessage(cpuDelta(phase3Cpu, phase3CpuEnd, meterSeconds), messages),
+    // PostgreSQL's own counters over the phase (pg_stat_database, pg_stat_user_tables), per message
+    postgres_per_message: perMessageCounts(statsBefore, statsAfter, messages),
+    steady_state: await steady,
   };
   console.log(JSON.stringify({ phase3 }));
   await closeDb();
@@ -402,6 +473,73 @@ try {
   await closeDb();
   await product.stop();
   fs.rmSync(samplesDir, { recursive: true, force: true });
+}
+
+/** CPU ms per message: the gateways', PostgreSQL's and the simulators' and their sum. */
+function perMessage(cpu: Record<string, { cpu_s: number }>, messages: number) {
+  if (!messages) return null;
+  const ms = (names: string[]) =>
+    round2((names.reduce((n, k) => n + (cpu[k]?.cpu_s ?? 0), 0) * 1000) / messages);
+  const gateways = Object.keys(cpu).filter((k) => k.startsWith("ocpp") || k.startsWith("gateway"));
+  return {
+    gateways: ms(gateways),
+    postgres: ms(["postgres"]),
+    simulators: ms(["simulators"]),
+    total: ms([...gateways, "postgres", "simulators"]),
+  };
+}
+
+/** The counters' growth per message, those that moved. */
+function perMessageCounts(
+  before: Record<string, number>,
+  after: Record<string, number>,
+  messages: number,
+) {
+  return Object.fromEntries(
+    Object.entries(after)
+      .filter(([k, v]) => v !== (before[k] ?? 0))
+      .map(([k, v]) => [k, messages ? round2((v - (before[k] ?? 0)) / messages) : null]),
+  );
+}
+
+/** Transactions and rows written, from PostgreSQL's statistics (the tables' by parent name). */
+async function postgresCounts(): Promise<Record<string, number>> {
+  await db().$executeRawUnsafe("SELECT pg_stat_force_next_flush()");
+  const [d] = await db().$queryRaw<
+    { commits: bigint; inserted: bigint; updated: bigint; returned: bigint; fetched: bigint }[]
+  >`
+    SELECT xact_commit AS commits, tup_inserted AS inserted, tup_updated AS updated,
+           tup_returned AS returned, tup_fetched AS fetched
+      FROM pg_stat_database WHERE datname = current_database()`;
+  const tables = await db().$queryRaw<{ name: string; ins: bigint; upd: bigint; hot: bigint }[]>`
+    SELECT regexp_replace(relname, '_(p[0-9]+|default)$', '') AS name, sum(n_tup_ins)::bigint AS ins,
+           sum(n_tup_upd)::bigint AS upd, sum(n_tup_hot_upd)::bigint AS hot
+      FROM pg_stat_user_tables GROUP BY 1`;
+  const counts: Record<string, number> = {};
+  for (const [k, v] of Object.entries(d!)) counts[k] = Number(v);
+  for (const t of tables) {
+    if (Number(t.ins)) counts[`${t.name} inserted`] = Number(t.ins);
+    if (Number(t.upd)) counts[`${t.name} updated`] = Number(t.upd);
+    if (Number(t.hot)) counts[`${t.name} updated (HOT)`] = Number(t.hot);
+  }
+  return counts;
+}
+
+/** Starts a CPU profile of a process over its inspector (SIGUSR1 opens it on 127.0.0.1:9229). */
+async function profileOf(pid: number) {
+  process.kill(pid, "SIGUSR1");
+  for (let i = 0; i < 50; i++) {
+    await sleep(100);
+    try {
+      const list = (await (await fetch("http://127.0.0.1:9229/json/list")).json()) as {
+        webSocketDebuggerUrl: string;
+      }[];
+      if (list[0]) return startProfile(list[0].webSocketDebuggerUrl);
+    } catch {
+      /* not listening yet */
+    }
+  }
+  return null;
 }
 
 function openFiles(pid: number) {
