@@ -14,7 +14,8 @@
  *   `report`: prints `{ report, kept, dropped_chargers, errors }`: the heartbeat round trips since
  *     the mark of chargers whose socket did not close since it (`kept`, ms), and how many closed;
  *   `status`: prints `{ status, down, dropped, back_at }`;
- *   `meter <everyS> <seconds> [startS]`: every charger starts a transaction (each at a moment
+ *   `meter <everyS> <seconds> [startS] [count]`: every charger (or the first `count`) starts a
+ *     transaction (each at a moment
  *     within the first `startS` s, default `everyS`; 0: all at the same instant) and prints
  *     `{ started, starts }` when all are answered, then sends MeterValues every `everyS` s (its
  *     readings' timestamps exactly `everyS` s apart) for `seconds`; prints `{ meter, messages,
@@ -161,7 +162,8 @@ async function heartbeats(i: number) {
   }
 }
 
-async function meter(everyS: number, seconds: number, startS: number) {
+async function meter(everyS: number, seconds: number, startS: number, count: number) {
+  const taking = names.slice(0, count);
   const latencies: number[] = [];
   const errors: Record<string, number> = {};
   const failed = (what: string, error: unknown) => {
@@ -175,7 +177,7 @@ async function meter(everyS: number, seconds: number, startS: number) {
   // seconds; the starts are timed first sent → last answered.
   const starts = { first_sent: Date.now(), last_answered: 0, answered: 0 };
   const transactions = await Promise.all(
-    names.map(async (_, i) => {
+    taking.map(async (_, i) => {
       if (startS > 0) await sleep(Math.random() * startS * 1000);
       const c = current[i];
       if (!c) return void failed("StartTransaction", new Error("not connected"));
@@ -210,7 +212,7 @@ async function meter(everyS: number, seconds: number, startS: number) {
   const started = Date.now();
   const until = started + seconds * 1000;
   await Promise.all(
-    names.map(async (name, i) => {
+    taking.map(async (name, i) => {
       const t = transactions[i];
       if (!t) return;
       const { c, transactionId } = t;
@@ -262,7 +264,12 @@ readline
     } else if (word === "status") {
       print({ status: true, down: down.size, dropped: dropped.size, back_at: backAt });
     } else if (word === "meter") {
-      void meter(Number(args[0]), Number(args[1]), Number(args[2] ?? args[0]));
+      void meter(
+        Number(args[0]),
+        Number(args[1]),
+        Number(args[2] ?? args[0]),
+        Number(args[3] ?? names.length),
+      );
     } else if (word === "stop") {
       stopping = true;
       process.exit(0);

@@ -22,7 +22,8 @@
  * chargers/19,000 rounded up plus one, BENCH_SIMULATORS default chargers/19,000 rounded up,
  * BENCH_CONNECT_RATE default 200 a second, BENCH_HEARTBEAT_SECONDS default 300,
  * BENCH_HOLD_SECONDS default 1.2 heartbeat intervals, BENCH_METER_EVERY_SECONDS default 10,
- * BENCH_METER_SECONDS default 60, BENCH_START_SPREAD_SECONDS default the meter period, 0 for every start at the same instant). Writes
+ * BENCH_METER_SECONDS default 60, BENCH_START_SPREAD_SECONDS default the meter period, 0 for every start at the same instant,
+ * BENCH_METER_CHARGERS default all: how many chargers take part in phase 3). Writes
  * bench/results/national.json.
  */
 import fs from "node:fs";
@@ -51,6 +52,8 @@ const METER_EVERY_S = Number(process.env.BENCH_METER_EVERY_SECONDS ?? 10);
 const METER_S = Number(process.env.BENCH_METER_SECONDS ?? 60);
 /** the transactions start over this many seconds (their StartTransactions at chargers/this a second) */
 const START_S = Number(process.env.BENCH_START_SPREAD_SECONDS ?? METER_EVERY_S);
+/** how many chargers take part in phase 3 (the first of each simulator's share; default all) */
+const METER_CHARGERS = Math.min(CHARGERS, Number(process.env.BENCH_METER_CHARGERS ?? CHARGERS));
 const STORM_LIMIT_S = 600;
 /** BENCH_PROFILE=1: a CPU profile of the first gateway over phase 3's steady state (cpu-profile.ts) */
 const PROFILE = process.env.BENCH_PROFILE === "1";
@@ -256,7 +259,8 @@ try {
   const phase3Cpu = cpu();
   const phase3Load = load();
   const meterStart = new Date();
-  sims.forEach((s) => s.send(`meter ${METER_EVERY_S} ${METER_S} ${START_S}`));
+  const meterPer = Math.ceil(METER_CHARGERS / sims.length);
+  sims.forEach((s) => s.send(`meter ${METER_EVERY_S} ${METER_S} ${START_S} ${meterPer}`));
   const startLines = await Promise.all(sims.map((s) => s.next((l) => "started" in l)));
   const startsCpuEnd = cpu();
   const startsLoad = load();
@@ -271,7 +275,7 @@ try {
       const [open] = await db().$queryRaw<{ n: bigint }[]>`
         SELECT count(*) AS n FROM transactions
          WHERE tenant_id = ${boot.tenant_id} AND created_at >= ${meterStart}`;
-      if (Number(open!.n) >= CHARGERS * 0.99) break;
+      if (Number(open!.n) >= METER_CHARGERS * 0.99) break;
       if (Date.now() > readingsStart + (to - 3) * 1000) return null;
       await sleep(500);
     }
@@ -343,6 +347,7 @@ try {
       .filter(([k]) => names(k))
       .reduce((ms, [, v]) => ms + v.cpu_s * 1000, 0);
   const phase3 = {
+    chargers: Math.min(CHARGERS, meterPer * sims.length),
     every_s: METER_EVERY_S,
     seconds: METER_S,
     starts_spread_s: START_S,
