@@ -33,7 +33,7 @@ const gw = aLiveGateway({ callTimeoutMs: 3000 });
 const PASSWORD = "statements-password-01";
 
 describe("a command's database round trips", () => {
-  it("are the key's one statement, a transaction of four, and one operation read per wake-up", async () => {
+  it("are the key's one statement (none when cached), a transaction of four, and one operation read per wake-up", async () => {
     const t = await aTenantWithKey();
     const station = await aStationWithPassword(t, PASSWORD);
     const charger = await aConnectedCharger(gw, station, PASSWORD, "ocpp1.6", (charger) => {
@@ -56,12 +56,14 @@ describe("a command's database round trips", () => {
       expect(res.status).toBe(202);
       expect(res.body.status).toBe("succeeded");
       const commit = statements.indexOf("COMMIT");
-      // the key (with its rate-limit bump); BEGIN; the Idempotency-Key's claim; the station, its
-      // connector or transaction and its live gateway; the operation with its NOTIFY; the key's
-      // stored answer; COMMIT (Prisma took three statements more: the station's connectors, the
-      // gateway and the NOTIFY each on their own)
-      expect(statements.slice(0, commit + 1)).toEqual([
-        expect.stringMatching(/^WITH key AS/),
+      // the key (with its rate-limit bump), only when the process's key cache and in-memory
+      // window cannot answer for it (server/access/key-cache.ts; the key was just used above, so
+      // usually not); BEGIN; the Idempotency-Key's claim; the station, its connector or
+      // transaction and its live gateway; the operation with its NOTIFY; the key's stored answer;
+      // COMMIT (Prisma took three statements more: the station's connectors, the gateway and the
+      // NOTIFY each on their own)
+      const first = statements[0]?.startsWith("WITH key AS") ? 1 : 0;
+      expect(statements.slice(first, commit + 1)).toEqual([
         "BEGIN",
         expect.stringMatching(/^INSERT INTO idempotency_records/),
         expect.stringMatching(/^SELECT EXISTS \(SELECT 1 FROM connectors/),
