@@ -24,6 +24,7 @@
  *   `stop` (or stdin closing): exits.
  */
 import fs from "node:fs";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import readline from "node:readline";
 import { RPCClient } from "ocpp-rpc";
 import { latency } from "./percentiles";
@@ -43,6 +44,9 @@ type Job = {
 const job = JSON.parse(process.argv[2]!) as Job;
 const names = Array.from({ length: job.count }, (_, i) => `${job.prefix}${job.first + i}`);
 const print = (line: Record<string, unknown>) => process.stdout.write(`${JSON.stringify(line)}\n`);
+/** how late this process's event loop runs (the load generator's own lag, in every round trip) */
+const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+loopDelay.enable();
 
 const client = (i: number) => {
   const n = job.first + i;
@@ -255,12 +259,23 @@ readline
   .on("line", (line) => {
     const [word, ...args] = line.trim().split(" ");
     if (word === "mark") {
+      loopDelay.reset();
       beatsOf = [];
       dropped = new Set();
       heartbeatErrors = 0;
     } else if (word === "report") {
       kept = beatsOf.filter((b) => !dropped.has(b.i)).map((b) => b.ms);
-      print({ report: true, kept, dropped_chargers: dropped.size, errors: heartbeatErrors });
+      print({
+        report: true,
+        kept,
+        dropped_chargers: dropped.size,
+        errors: heartbeatErrors,
+        // this process's own event-loop delay since the mark: a round trip includes it
+        loop_delay_ms: {
+          p99: loopDelay.percentile(99) / 1e6,
+          max: loopDelay.max / 1e6,
+        },
+      });
     } else if (word === "status") {
       print({ status: true, down: down.size, dropped: dropped.size, back_at: backAt });
     } else if (word === "meter") {

@@ -193,6 +193,9 @@ try {
     answered: lines.reduce((n, l) => n + (l.kept as number[]).length, 0),
     errors: lines.reduce((n, l) => n + (l.errors as number), 0),
     ...latency(lines.flatMap((l) => l.kept as number[])),
+    // each simulator's own event-loop delay over the same time (ms): part of every round trip
+    // above, the load generator's and not the product's
+    simulator_loop_delay_ms: lines.map((l) => l.loop_delay_ms),
   });
   sims.forEach((s) => s.send("mark"));
   const phase2Cpu = cpu();
