@@ -479,7 +479,9 @@ export function Badge({ value, testId }: { value: string; testId?: string }) {
 /**
  * A table in a box that scrolls sideways when it is wider than the screen (a phone), saying so: while
  * there is more to the right, a shadow on that edge and a "Scroll →" cue above the table. The box
- * takes keyboard focus so people without a pointer can scroll it too (arrow keys).
+ * takes keyboard focus so people without a pointer can scroll it too (arrow keys). The box is
+ * `relative` so positioned cells' contents (a link's screen-reader words) scroll with the table
+ * instead of widening the page.
  */
 export function Table({
   head,
@@ -522,7 +524,7 @@ export function Table({
       ) : null}
       <div
         ref={box}
-        className="overflow-x-auto rounded focus-visible:ring-2 focus-visible:ring-teal-600 focus-visible:outline-none"
+        className="relative overflow-x-auto rounded focus-visible:ring-2 focus-visible:ring-teal-600 focus-visible:outline-none"
         role="region"
         aria-label={more.left || more.right ? `${label} (scrolls sideways)` : label}
         tabIndex={0}
