@@ -185,6 +185,7 @@ async function main() {
         dataDir: config.dataDir,
         ownSession: true,
         notice: say,
+        settings: config.embeddedPostgresSettings,
       });
       databaseUrl = database.url;
       say(`PostgreSQL started (pid ${database.pid})`);

@@ -33,6 +33,9 @@ describe("configuration", () => {
     ["PUBLIC_BASE_URL", "ftp://x"],
     ["PUBLIC_BASE_URL", "https://cp.example.com/charge"],
     ["SERVICE_ENV", "staging"],
+    ["EMBEDDED_POSTGRES_SETTINGS", "work_mem"],
+    ["EMBEDDED_POSTGRES_SETTINGS", "work_mem=4MB; DROP TABLE x"],
+    ["EMBEDDED_POSTGRES_SETTINGS", "-c=1"],
   ])("refuses %s=%s with a one-line reason naming the variable", (name, value) => {
     let error: unknown;
     try {
@@ -44,6 +47,16 @@ describe("configuration", () => {
     const message = (error as Error).message;
     expect(message.startsWith(name)).toBe(true);
     expect(message).not.toContain("\n");
+  });
+
+  it("splits the embedded PostgreSQL's extra settings on spaces", () => {
+    expect(parseEnv({}).embeddedPostgresSettings).toEqual([]);
+    expect(
+      parseEnv({
+        EMBEDDED_POSTGRES_SETTINGS:
+          " shared_preload_libraries=pg_stat_statements  pg_stat_statements.track=top ",
+      }).embeddedPostgresSettings,
+    ).toEqual(["shared_preload_libraries=pg_stat_statements", "pg_stat_statements.track=top"]);
   });
 
   it("refuses one port for both the web process and the OCPP gateway", () => {

@@ -41,6 +41,13 @@ const schema = z.object({
     .default(1),
   DATABASE_URL: url(["postgres:", "postgresql:"]).optional(),
   DATA_DIR: z.string().min(1, "must not be empty").default(".data"),
+  EMBEDDED_POSTGRES_SETTINGS: z
+    .string()
+    .regex(
+      /^\s*([a-z_][a-z0-9_.]*=[^\s=]+\s*)*$/,
+      "must be PostgreSQL settings as name=value separated by spaces (e.g. shared_preload_libraries=pg_stat_statements)",
+    )
+    .optional(),
   PUBLIC_BASE_URL: url(["http:", "https:"])
     .refine((value) => {
       // Every address the product hands out (sign-in above all) is this origin plus a path.
@@ -174,6 +181,8 @@ export type Env = {
   ocppProcesses: number;
   databaseUrl: string | undefined;
   dataDir: string;
+  /** more settings of the embedded PostgreSQL, `name=value` each (EMBEDDED_POSTGRES_SETTINGS) */
+  embeddedPostgresSettings: string[];
   publicBaseUrl: string;
   ocppPublicUrl: string;
   serviceEnv: "production" | "preproduction" | "development" | "test";
@@ -333,6 +342,7 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
     ocppProcesses: e.OCPP_PROCESSES,
     databaseUrl: e.DATABASE_URL,
     dataDir: path.resolve(e.DATA_DIR),
+    embeddedPostgresSettings: (e.EMBEDDED_POSTGRES_SETTINGS ?? "").split(/\s+/).filter(Boolean),
     publicBaseUrl,
     ocppPublicUrl,
     serviceEnv: e.SERVICE_ENV,

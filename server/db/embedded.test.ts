@@ -127,6 +127,25 @@ describe("a start on a data folder where PostgreSQL already runs", () => {
     expect(await query(now.url, "SELECT id FROM kept")).toEqual([{ id: 42 }]);
   });
 
+  it("starts PostgreSQL with the extra settings given (EMBEDDED_POSTGRES_SETTINGS)", async () => {
+    const database = await startEmbeddedDatabase({
+      dataDir: aDataDir(),
+      settings: ["shared_preload_libraries=pg_stat_statements", "work_mem=7MB"],
+    });
+    try {
+      expect(await query(database.url, "SHOW work_mem")).toEqual([{ work_mem: "7MB" }]);
+      // a library loaded at start: its extension can be created and counts statements at once
+      await query(database.url, "CREATE EXTENSION pg_stat_statements");
+      const rows = await query(
+        database.url,
+        "SELECT count(*)::int AS n FROM pg_stat_statements WHERE query LIKE 'CREATE EXTENSION%'",
+      );
+      expect(rows).toEqual([{ n: 1 }]);
+    } finally {
+      await database.stop();
+    }
+  });
+
   it("refuses a server whose starter still runs, naming that process", async () => {
     const dataDir = aDataDir();
     const first = aStarter(dataDir);

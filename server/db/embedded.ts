@@ -112,6 +112,12 @@ export type EmbeddedOptions = {
   ownSession?: boolean;
   /** PostgreSQL's own output, line by line */
   log?: (line: string) => void;
+  /**
+   * more of PostgreSQL's settings, `name=value` each, given as `-c` at start
+   * (EMBEDDED_POSTGRES_SETTINGS; e.g. `shared_preload_libraries=pg_stat_statements` to see which
+   * statements take its time)
+   */
+  settings?: string[];
   /** what this start decides about a server it found running on the folder (default: `log`) */
   notice?: (line: string) => void;
 };
@@ -143,6 +149,7 @@ const WATCHDOG = path.join(import.meta.dirname, "postgres-watchdog.mjs");
 async function startPostmaster(options: {
   clusterDir: string;
   port: number;
+  settings: string[];
   ownSession: boolean;
   log: (line: string) => void;
 }) {
@@ -159,6 +166,7 @@ async function startPostmaster(options: {
       "listen_addresses=127.0.0.1",
       "-c",
       "max_connections=200",
+      ...options.settings.flatMap((setting) => ["-c", setting]),
     ],
     ...postgresUser(),
     starter: process.pid,
@@ -337,6 +345,7 @@ export async function startEmbeddedDatabase(options: EmbeddedOptions): Promise<E
   const server = await startPostmaster({
     clusterDir,
     port,
+    settings: options.settings ?? [],
     ownSession: options.ownSession ?? false,
     log,
   });
