@@ -24,7 +24,11 @@
  * BENCH_HOLD_SECONDS default 1.2 heartbeat intervals, BENCH_METER_EVERY_SECONDS default 10,
  * BENCH_METER_SECONDS default 60, BENCH_START_SPREAD_SECONDS default the meter period, 0 for every start at the same instant,
  * BENCH_METER_CHARGERS default all: how many chargers take part in phase 3, BENCH_STOP_AFTER
- * default 4: the last phase to run, BENCH_PG_STATEMENTS=1: PostgreSQL started with
+ * default 4: the last phase to run, BENCH_OBSERVERS default 1000 and BENCH_OBSERVER_HEARTBEAT_SECONDS
+ * default 5: chargers in a simulator of their own, connected after phase 1, that only send
+ * heartbeats (a light load generator, so their round trips are the product's): phase 2's and the
+ * minute before the kill are their quiet figures, the storm after the kill their busy one,
+ * those on the killed gateway left out, BENCH_PG_STATEMENTS=1: PostgreSQL started with
  * pg_stat_statements, each phase's costliest statements in its figures, and phase 1 sampled every
  * BENCH_SAMPLE_SECONDS (default 30): chargers online, CPU per process and PostgreSQL's by kind of
  * process, its costliest statements, so the cost of a new charger can be followed as the network
@@ -67,6 +71,8 @@ const STOP_AFTER = Number(process.env.BENCH_STOP_AFTER ?? 4);
 /** PostgreSQL started with pg_stat_statements: each phase's costliest statements */
 const PG_STATEMENTS = process.env.BENCH_PG_STATEMENTS === "1";
 const SAMPLE_S = Number(process.env.BENCH_SAMPLE_SECONDS ?? 30);
+const OBSERVERS = Number(process.env.BENCH_OBSERVERS ?? 1000);
+const OBSERVER_HEARTBEAT_S = Number(process.env.BENCH_OBSERVER_HEARTBEAT_SECONDS ?? 5);
 
 type Memory = { rss: number; heapUsed: number; heapTotal: number; external: number };
 const mb = (m: Memory) =>
@@ -90,6 +96,7 @@ const product = await startProduct({
   },
 });
 const sims: ReturnType<typeof startSimulator>[] = [];
+const observers: ReturnType<typeof startSimulator>[] = [];
 const samplesDir = fs.mkdtempSync(path.join(os.tmpdir(), "national-"));
 try {
   /** each gateway's latest pid, by its name in `npm start`'s log (ocpp1 … ocppN) */
@@ -157,7 +164,7 @@ try {
     tenants: [location],
     prefix,
     first: 0,
-    count: CHARGERS,
+    count: CHARGERS + OBSERVERS,
     passwordHash,
   });
   // What registering through the API (or the bulk route) keeps besides the hash: the keyed
@@ -260,6 +267,31 @@ try {
     result.connect_and_boot = phase1;
     if (STOP_AFTER <= 1) break phases;
 
+    // the observers: heartbeats only, from a process of their own
+    const observer = OBSERVERS
+      ? startSimulator("bench/national-sim.ts", {
+          url,
+          prefix,
+          first: CHARGERS,
+          count: OBSERVERS,
+          password: PASSWORD,
+          rate: 100,
+          localAddress: `127.0.0.${2 + sims.length}`,
+          heartbeatMs: OBSERVER_HEARTBEAT_S * 1000,
+          samplesFile: path.join(samplesDir, "observers.csv"),
+        })
+      : null;
+    if (observer) {
+      observers.push(observer);
+      await observer.next((l) => "up" in l);
+    }
+    const observed = async () => {
+      if (!observer) return null;
+      observer.send("report");
+      const line = await observer.next((l) => "report" in l);
+      return { ...beats([line]), chargers_left_out: line.dropped_chargers as number };
+    };
+
     // 2. heartbeats held; then each gateway's memory per connection after GC
     const report = async () => {
       sims.forEach((s) => s.send("report"));
@@ -274,12 +306,14 @@ try {
       simulator_loop_delay_ms: lines.map((l) => l.loop_delay_ms),
     });
     sims.forEach((s) => s.send("mark"));
+    observer?.send("mark");
     await statementsReset();
     const phase2Cpu = cpu();
     const phase2PgCpu = postgresCpu();
     const phase2Load = load();
     await sleep(HOLD_S * 1000);
     const held = await report();
+    const observersQuiet = await observed();
     const phase2Heartbeats = beats(held);
     const phase2CpuEnd = cpu();
     const memory: Record<string, unknown> = {};
@@ -308,6 +342,11 @@ try {
       heartbeat_interval_s: HEARTBEAT_S,
       held_s: HOLD_S,
       heartbeats: phase2Heartbeats,
+      observers: observersQuiet && {
+        chargers: OBSERVERS,
+        heartbeat_interval_s: OBSERVER_HEARTBEAT_S,
+        ...observersQuiet,
+      },
       chargers_dropped: held.reduce((n, l) => n + (l.dropped_chargers as number), 0),
       gateways: memory,
       load_average_1m: { start: phase2Load, end: load() },
@@ -503,8 +542,12 @@ try {
     if (STOP_AFTER <= 3) break phases;
     await closeDb();
 
-    // 4. one gateway SIGKILLed
+    // 4. one gateway SIGKILLed; the observers' minute before it
+    observer?.send("mark");
+    await sleep(observer ? 60_000 : 0);
+    const observersBefore = await observed();
     sims.forEach((s) => s.send("mark"));
+    observer?.send("mark");
     const victim = [...gatewayPids()][0]!;
     const phase4Cpu = cpu();
     const killLoad = load();
@@ -527,6 +570,8 @@ try {
       }
       if (Date.now() - killedAt > STORM_LIMIT_S * 1000) break;
     }
+    // the observers from the kill until the last charger was back (their dropped ones left out)
+    const observersDuring = await observed();
     // the others' heartbeats over at least one interval from the kill
     await sleep(killedAt + HEARTBEAT_S * 1000 - Date.now());
     const during = beats(await report());
@@ -541,6 +586,17 @@ try {
         during,
         p99_ratio: round2(during.p99_ms / phase2Heartbeats.p99_ms),
       },
+      observers: observersBefore &&
+        observersDuring && {
+          chargers: OBSERVERS,
+          heartbeat_interval_s: OBSERVER_HEARTBEAT_S,
+          quiet: observersQuiet,
+          minute_before_kill: observersBefore,
+          kill_to_all_back: observersDuring,
+          p99_ratio_to_minute_before: round2(observersDuring.p99_ms / observersBefore.p99_ms),
+          p99_ratio_to_quiet:
+            observersQuiet && round2(observersDuring.p99_ms / observersQuiet.p99_ms),
+        },
       load_average_1m: { at_kill: killLoad, end: load() },
       cpu: cpuDelta(phase4Cpu, cpu(), phase4Seconds),
     };
@@ -560,7 +616,7 @@ try {
   ].slice(0, 20);
   writeResult("national", result);
 } finally {
-  await Promise.all(sims.map((s) => s.stop()));
+  await Promise.all([...sims, ...observers].map((s) => s.stop()));
   await closeDb();
   await product.stop();
   fs.rmSync(samplesDir, { recursive: true, force: true });
