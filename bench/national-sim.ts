@@ -26,9 +26,9 @@
 import fs from "node:fs";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import readline from "node:readline";
-import { RPCClient } from "ocpp-rpc";
+import type { RPCClient } from "ocpp-rpc";
 import { latency } from "./percentiles";
-import { backoff, sleep, withRetries } from "./sim-client";
+import { backoff, simulatedCharger, sleep, withRetries } from "./sim-client";
 
 type Job = {
   url: string;
@@ -48,21 +48,15 @@ const print = (line: Record<string, unknown>) => process.stdout.write(`${JSON.st
 const loopDelay = monitorEventLoopDelay({ resolution: 10 });
 loopDelay.enable();
 
-const client = (i: number) => {
-  const n = job.first + i;
-  return new RPCClient(<ConstructorParameters<typeof RPCClient>[0]>{
-    endpoint: job.url,
+/** Charger `i` of the job, from an address of its own and the job's source address. */
+const client = (i: number) =>
+  simulatedCharger({
+    url: job.url,
     identity: names[i]!,
     password: job.password,
-    // one address per charger, as through its proxy (bench/sim-client.ts), so per-address limits
-    // see one charger each
-    headers: { "x-forwarded-for": `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}` },
-    wsOpts: { localAddress: job.localAddress },
-    protocols: ["ocpp1.6"],
-    reconnect: false,
-    callTimeoutMs: 30_000,
+    address: job.first + i,
+    localAddress: job.localAddress,
   });
-};
 
 async function boot(c: RPCClient) {
   await c.call("BootNotification", { chargePointVendor: "Bench", chargePointModel: "National" });
