@@ -28,7 +28,14 @@ import { monitorEventLoopDelay } from "node:perf_hooks";
 import readline from "node:readline";
 import type { RPCClient } from "ocpp-rpc";
 import { latency } from "./percentiles";
-import { backoff, simulatedCharger, sleep, withRetries } from "./sim-client";
+import {
+  backoff,
+  bootCharger,
+  failureReason,
+  simulatedCharger,
+  sleep,
+  withRetries,
+} from "./sim-client";
 
 type Job = {
   url: string;
@@ -58,15 +65,7 @@ const client = (i: number) =>
     localAddress: job.localAddress,
   });
 
-async function boot(c: RPCClient) {
-  await c.call("BootNotification", { chargePointVendor: "Bench", chargePointModel: "National" });
-  await c.call("StatusNotification", {
-    connectorId: 1,
-    errorCode: "NoError",
-    status: "Available",
-    timestamp: new Date().toISOString(),
-  });
-}
+const boot = (c: RPCClient) => bootCharger(c, "National");
 
 const current: (RPCClient | undefined)[] = new Array(job.count);
 const down = new Set<number>(names.keys());
@@ -81,10 +80,6 @@ const bootStatusMs: number[] = [];
 let retries = 0;
 /** failed attempts by the HTTP status of a refused handshake or the error's code */
 const retriesByReason: Record<string, number> = {};
-const reason = (error: unknown) => {
-  const e = error as { code?: string | number; message?: string };
-  return String(e.code ?? e.message ?? "error");
-};
 const policy = backoff(1_000, 15_000);
 
 /** Connects (retrying) and boots charger i; again whenever its socket closes. */
@@ -113,7 +108,7 @@ async function keepUp(i: number, firstAt: number) {
       policy,
       (error) => {
         retries++;
-        retriesByReason[reason(error)] = (retriesByReason[reason(error)] ?? 0) + 1;
+        retriesByReason[failureReason(error)] = (retriesByReason[failureReason(error)] ?? 0) + 1;
       },
     );
     current[i] = c;
@@ -165,7 +160,7 @@ async function meter(everyS: number, seconds: number, startS: number, count: num
   const latencies: number[] = [];
   const errors: Record<string, number> = {};
   const failed = (what: string, error: unknown) => {
-    const key = `${what}: ${reason(error)}`;
+    const key = `${what}: ${failureReason(error)}`;
     errors[key] = (errors[key] ?? 0) + 1;
   };
   const out = fs.createWriteStream(job.samplesFile, { flags: "a" });

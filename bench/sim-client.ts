@@ -37,6 +37,26 @@ export function simulatedCharger(c: {
   });
 }
 
+/**
+ * What a simulated charger sends once its socket is open: BootNotification (as `model` of the
+ * vendor "Bench"), then its connector Available.
+ */
+export async function bootCharger(c: RPCClient, model: string) {
+  await c.call("BootNotification", { chargePointVendor: "Bench", chargePointModel: model });
+  await c.call("StatusNotification", {
+    connectorId: 1,
+    errorCode: "NoError",
+    status: "Available",
+    timestamp: new Date().toISOString(),
+  });
+}
+
+/** Why an attempt failed: the HTTP status of a refused handshake, or the error's code or message. */
+export const failureReason = (error: unknown) => {
+  const e = error as { code?: string | number; message?: string };
+  return String(e.code ?? e.message ?? "error");
+};
+
 export type RetryPolicy = {
   /** attempts in all, the first included */
   attempts: number;
