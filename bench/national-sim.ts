@@ -26,9 +26,16 @@
 import fs from "node:fs";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import readline from "node:readline";
-import { RPCClient } from "ocpp-rpc";
+import type { RPCClient } from "ocpp-rpc";
 import { latency } from "./percentiles";
-import { backoff, sleep, withRetries } from "./sim-client";
+import {
+  backoff,
+  bootCharger,
+  failureReason,
+  simulatedCharger,
+  sleep,
+  withRetries,
+} from "./sim-client";
 
 type Job = {
   url: string;
@@ -48,31 +55,17 @@ const print = (line: Record<string, unknown>) => process.stdout.write(`${JSON.st
 const loopDelay = monitorEventLoopDelay({ resolution: 10 });
 loopDelay.enable();
 
-const client = (i: number) => {
-  const n = job.first + i;
-  return new RPCClient(<ConstructorParameters<typeof RPCClient>[0]>{
-    endpoint: job.url,
+/** Charger `i` of the job, from an address of its own and the job's source address. */
+const client = (i: number) =>
+  simulatedCharger({
+    url: job.url,
     identity: names[i]!,
     password: job.password,
-    // one address per charger, as through its proxy (bench/sim-client.ts), so per-address limits
-    // see one charger each
-    headers: { "x-forwarded-for": `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}` },
-    wsOpts: { localAddress: job.localAddress },
-    protocols: ["ocpp1.6"],
-    reconnect: false,
-    callTimeoutMs: 30_000,
+    address: job.first + i,
+    localAddress: job.localAddress,
   });
-};
 
-async function boot(c: RPCClient) {
-  await c.call("BootNotification", { chargePointVendor: "Bench", chargePointModel: "National" });
-  await c.call("StatusNotification", {
-    connectorId: 1,
-    errorCode: "NoError",
-    status: "Available",
-    timestamp: new Date().toISOString(),
-  });
-}
+const boot = (c: RPCClient) => bootCharger(c, "National");
 
 const current: (RPCClient | undefined)[] = new Array(job.count);
 const down = new Set<number>(names.keys());
@@ -87,10 +80,6 @@ const bootStatusMs: number[] = [];
 let retries = 0;
 /** failed attempts by the HTTP status of a refused handshake or the error's code */
 const retriesByReason: Record<string, number> = {};
-const reason = (error: unknown) => {
-  const e = error as { code?: string | number; message?: string };
-  return String(e.code ?? e.message ?? "error");
-};
 const policy = backoff(1_000, 15_000);
 
 /** Connects (retrying) and boots charger i; again whenever its socket closes. */
@@ -119,7 +108,7 @@ async function keepUp(i: number, firstAt: number) {
       policy,
       (error) => {
         retries++;
-        retriesByReason[reason(error)] = (retriesByReason[reason(error)] ?? 0) + 1;
+        retriesByReason[failureReason(error)] = (retriesByReason[failureReason(error)] ?? 0) + 1;
       },
     );
     current[i] = c;
@@ -171,7 +160,7 @@ async function meter(everyS: number, seconds: number, startS: number, count: num
   const latencies: number[] = [];
   const errors: Record<string, number> = {};
   const failed = (what: string, error: unknown) => {
-    const key = `${what}: ${reason(error)}`;
+    const key = `${what}: ${failureReason(error)}`;
     errors[key] = (errors[key] ?? 0) + 1;
   };
   const out = fs.createWriteStream(job.samplesFile, { flags: "a" });

@@ -1,6 +1,7 @@
 /**
- * What the simulator processes (bench/charger-sim.ts, bench/storm-sim.ts) share: how a simulated
- * charger is built, and how it tries again when a handshake fails, with the policy as a parameter.
+ * What the simulator processes (bench/charger-sim.ts, bench/storm-sim.ts, bench/national-sim.ts)
+ * and bench/site-limits.ts share: how a simulated charger is built, and how it tries again when a
+ * handshake fails, with the policy as a parameter.
  */
 import { RPCClient } from "ocpp-rpc";
 
@@ -10,13 +11,16 @@ export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * An OCPP 1.6 charger (not strict: the simulators measure the gateway, not our schemas). With
  * `address`, it comes from an address of its own, as real ones do: through loopback the gateway
  * takes it from X-Forwarded-For, as behind its proxy, so the per-address limits and lines see one
- * charger each rather than a whole fleet behind one address.
+ * charger each rather than a whole fleet behind one address. With `localAddress`, its socket
+ * leaves from that loopback source address (bench/national-sim.ts: one source address has only
+ * the ephemeral port range's ports towards the one gateway port).
  */
 export function simulatedCharger(c: {
   url: string;
   identity: string;
   password: string;
   address?: number;
+  localAddress?: string;
 }) {
   const n = c.address;
   return new RPCClient(<ConstructorParameters<typeof RPCClient>[0]>{
@@ -26,11 +30,32 @@ export function simulatedCharger(c: {
     ...(n === undefined
       ? {}
       : { headers: { "x-forwarded-for": `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}` } }),
+    ...(c.localAddress === undefined ? {} : { wsOpts: { localAddress: c.localAddress } }),
     protocols: ["ocpp1.6"],
     reconnect: false,
     callTimeoutMs: 30_000,
   });
 }
+
+/**
+ * What a simulated charger sends once its socket is open: BootNotification (as `model` of the
+ * vendor "Bench"), then its connector Available.
+ */
+export async function bootCharger(c: RPCClient, model: string) {
+  await c.call("BootNotification", { chargePointVendor: "Bench", chargePointModel: model });
+  await c.call("StatusNotification", {
+    connectorId: 1,
+    errorCode: "NoError",
+    status: "Available",
+    timestamp: new Date().toISOString(),
+  });
+}
+
+/** Why an attempt failed: the HTTP status of a refused handshake, or the error's code or message. */
+export const failureReason = (error: unknown) => {
+  const e = error as { code?: string | number; message?: string };
+  return String(e.code ?? e.message ?? "error");
+};
 
 export type RetryPolicy = {
   /** attempts in all, the first included */

@@ -13,7 +13,14 @@
  */
 import readline from "node:readline";
 import type { RPCClient } from "ocpp-rpc";
-import { backoff, simulatedCharger, sleep, withRetries } from "./sim-client";
+import {
+  backoff,
+  bootCharger,
+  failureReason,
+  simulatedCharger,
+  sleep,
+  withRetries,
+} from "./sim-client";
 
 type Chargers = { url: string; prefix: string; first: number; count: number; password: string };
 /** a failed handshake is retried after a growing random pause (`backoff`, bench/sim-client.ts) */
@@ -35,22 +42,7 @@ const client = (index: number) =>
     address: job.first + index,
   });
 
-/** What a charger sends once its socket is open. */
-async function boot(c: RPCClient) {
-  await c.call("BootNotification", { chargePointVendor: "Bench", chargePointModel: "Storm" });
-  await c.call("StatusNotification", {
-    connectorId: 1,
-    errorCode: "NoError",
-    status: "Available",
-    timestamp: new Date().toISOString(),
-  });
-}
-
-/** The HTTP status of a refused handshake, or the error's code (ECONNREFUSED, timeout). */
-const reason = (error: unknown) => {
-  const e = error as { code?: string | number; message?: string };
-  return String(e.code ?? e.message ?? "error");
-};
+const boot = (c: RPCClient) => bootCharger(c, "Storm");
 
 if (job.kind === "arrivals") {
   const clients: RPCClient[] = [];
@@ -79,7 +71,7 @@ if (job.kind === "arrivals") {
           }),
         ]);
       } catch (error) {
-        dropped[reason(error)] = (dropped[reason(error)] ?? 0) + 1;
+        dropped[failureReason(error)] = (dropped[failureReason(error)] ?? 0) + 1;
       } finally {
         clearTimeout(timer);
       }
@@ -121,7 +113,7 @@ if (job.kind === "arrivals") {
           }
         },
         policy,
-        (error) => (refusals[reason(error)] = (refusals[reason(error)] ?? 0) + 1),
+        (error) => (refusals[failureReason(error)] = (refusals[failureReason(error)] ?? 0) + 1),
       );
       down.delete(index);
       if (down.size === 0 && !announced) {

@@ -1,13 +1,12 @@
-import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { db } from "../server/db";
 import { aStationWithPassword, aTenantWithKey } from "../testing/builders";
 import { aConnectedCharger, waitUntil } from "../testing/ocpp";
 import { aLiveGateway } from "../testing/live-gateway";
+import { connectsInLine } from "../testing/connects-in-line";
 
 const gw = aLiveGateway();
 const PASSWORD = "new-charger-boot-1";
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Which transaction wrote the row (its `xmin`), and the station's events in order. */
 async function written(stationId: number, action = "BootNotification") {
@@ -26,72 +25,53 @@ async function written(stationId: number, action = "BootNotification") {
 describe("a new charger's connect and its first call (issue 29, point 5)", () => {
   it("a BootNotification that comes while its connect waits is recorded in the connect's transaction, after it", async () => {
     const t = await aTenantWithKey();
-    const [a, b, c] = [
-      await aStationWithPassword(t, PASSWORD),
-      await aStationWithPassword(t, PASSWORD),
-      await aStationWithPassword(t, PASSWORD),
-    ];
-    // The tenant's event counter held elsewhere: the recorder's two batches in flight (a's
-    // connect, then b's) wait for it, so c's connect waits in the recorder's line.
-    const blocker = new pg.Client({ connectionString: process.env.DATABASE_URL });
-    await blocker.connect();
-    let released = false;
-    try {
-      await blocker.query("BEGIN");
-      await blocker.query("SELECT 1 FROM tenant_event_counters WHERE tenant_id = $1 FOR UPDATE", [
-        t.tenantId,
-      ]);
-      const chargerA = await aConnectedCharger(gw, a, PASSWORD, "ocpp1.6");
-      await sleep(150);
-      const chargerB = await aConnectedCharger(gw, b, PASSWORD, "ocpp1.6");
-      await sleep(150);
-      const chargerC = await aConnectedCharger(gw, c, PASSWORD, "ocpp1.6");
-      const booted = chargerC.call("BootNotification", {
-        chargePointVendor: "Ride",
-        chargePointModel: "Along",
-      }) as Promise<{ status: string; currentTime: string }>;
-      await sleep(300);
-      await blocker.query("COMMIT");
-      released = true;
-      const answer = await booted;
-      expect(answer.status).toBe("Accepted");
+    const c = await aStationWithPassword(t, PASSWORD);
+    // c's connect waits in the recorder's line behind two other stations' (connects-in-line.ts)
+    const { ahead, chargers, answers } = await connectsInLine(gw, {
+      tenant: t,
+      password: PASSWORD,
+      waiting: [{ station: c, protocol: "ocpp1.6" }],
+      firstCalls: ([chargerC]) =>
+        chargerC!.call("BootNotification", {
+          chargePointVendor: "Ride",
+          chargePointModel: "Along",
+        }) as Promise<{ status: string; currentTime: string }>,
+    });
+    const chargerC = chargers[0]!;
+    expect(answers.status).toBe("Accepted");
 
-      const row = await db().station.findUniqueOrThrow({ where: { id: c.id } });
-      expect(row).toMatchObject({ bootVendor: "Ride", bootModel: "Along" });
-      expect(row.gatewayId).not.toBeNull();
-      const w = await written(c.id);
-      // One transaction wrote the connect and the boot ...
-      expect(w.connected).toBeDefined();
-      expect(w.boot).toBe(w.connected);
-      // ... and the station's log reads connected, then booted, numbered on without a gap.
-      expect(w.events.map((e) => e.type)).toEqual(["station.connected", "station.booted"]);
-      expect(w.events[1]!.stationSequence).toBe(w.events[0]!.stationSequence! + 1);
-      expect(w.events[1]!.sequence).toBeGreaterThan(w.events[0]!.sequence);
+    const row = await db().station.findUniqueOrThrow({ where: { id: c.id } });
+    expect(row).toMatchObject({ bootVendor: "Ride", bootModel: "Along" });
+    expect(row.gatewayId).not.toBeNull();
+    const w = await written(c.id);
+    // One transaction wrote the connect and the boot ...
+    expect(w.connected).toBeDefined();
+    expect(w.boot).toBe(w.connected);
+    // ... and the station's log reads connected, then booted, numbered on without a gap.
+    expect(w.events.map((e) => e.type)).toEqual(["station.connected", "station.booted"]);
+    expect(w.events[1]!.stationSequence).toBe(w.events[0]!.stationSequence! + 1);
+    expect(w.events[1]!.sequence).toBeGreaterThan(w.events[0]!.sequence);
 
-      // The next call goes the ordinary way, after it.
-      await chargerC.call("StatusNotification", {
-        connectorId: 1,
-        errorCode: "NoError",
-        status: "Available",
-        timestamp: new Date().toISOString(),
-      });
-      await waitUntil(async () => {
-        const connector = await db().connector.findFirst({ where: { stationId: c.id } });
-        return connector?.ocppStatus === "Available";
-      });
-      // a and b, whose connects were already being written, were recorded as before.
-      for (const s of [a, b])
-        await waitUntil(
-          async () =>
-            (await db().station.findUniqueOrThrow({ where: { id: s.id } })).gatewayId !== null,
-        );
-      await Promise.all(
-        [chargerA, chargerB, chargerC].map((x) => x.close({ force: true }).catch(() => {})),
+    // The next call goes the ordinary way, after it.
+    await chargerC.call("StatusNotification", {
+      connectorId: 1,
+      errorCode: "NoError",
+      status: "Available",
+      timestamp: new Date().toISOString(),
+    });
+    await waitUntil(async () => {
+      const connector = await db().connector.findFirst({ where: { stationId: c.id } });
+      return connector?.ocppStatus === "Available";
+    });
+    // The two ahead, whose connects were already being written, were recorded as before.
+    for (const s of ahead.stations)
+      await waitUntil(
+        async () =>
+          (await db().station.findUniqueOrThrow({ where: { id: s.id } })).gatewayId !== null,
       );
-    } finally {
-      if (!released) await blocker.query("ROLLBACK").catch(() => {});
-      await blocker.end();
-    }
+    await Promise.all(
+      [...ahead.chargers, chargerC].map((x) => x.close({ force: true }).catch(() => {})),
+    );
   });
 
   it("on an idle gateway too: the connect waits a moment for the Boot sent as the socket opens, and takes it along", async () => {
@@ -120,60 +100,45 @@ describe("a new charger's connect and its first call (issue 29, point 5)", () =>
 
   it("a first StatusNotification rides too; a 2.0.1 charger's first call waits for its connect", async () => {
     const t = await aTenantWithKey();
-    const [a, b, c, d] = [
-      await aStationWithPassword(t, PASSWORD),
-      await aStationWithPassword(t, PASSWORD),
+    const [c, d] = [
       await aStationWithPassword(t, PASSWORD),
       await aStationWithPassword(t, PASSWORD),
     ];
-    const blocker = new pg.Client({ connectionString: process.env.DATABASE_URL });
-    await blocker.connect();
-    let released = false;
-    try {
-      await blocker.query("BEGIN");
-      await blocker.query("SELECT 1 FROM tenant_event_counters WHERE tenant_id = $1 FOR UPDATE", [
-        t.tenantId,
-      ]);
-      const chargerA = await aConnectedCharger(gw, a, PASSWORD, "ocpp1.6");
-      await sleep(150);
-      const chargerB = await aConnectedCharger(gw, b, PASSWORD, "ocpp1.6");
-      await sleep(150);
-      const chargerC = await aConnectedCharger(gw, c, PASSWORD, "ocpp1.6");
-      const chargerD = await aConnectedCharger(gw, d, PASSWORD, "ocpp2.0.1");
-      const status = chargerC.call("StatusNotification", {
-        connectorId: 1,
-        errorCode: "NoError",
-        status: "Available",
-        timestamp: new Date().toISOString(),
-      });
-      const booted = chargerD.call("BootNotification", {
-        reason: "PowerUp",
-        chargingStation: { vendorName: "Ride", model: "Waits" },
-      });
-      await sleep(300);
-      await blocker.query("COMMIT");
-      released = true;
-      await Promise.all([status, booted]);
+    const { ahead, chargers } = await connectsInLine(gw, {
+      tenant: t,
+      password: PASSWORD,
+      waiting: [
+        { station: c, protocol: "ocpp1.6" },
+        { station: d, protocol: "ocpp2.0.1" },
+      ],
+      firstCalls: ([chargerC, chargerD]) =>
+        Promise.all([
+          chargerC!.call("StatusNotification", {
+            connectorId: 1,
+            errorCode: "NoError",
+            status: "Available",
+            timestamp: new Date().toISOString(),
+          }),
+          chargerD!.call("BootNotification", {
+            reason: "PowerUp",
+            chargingStation: { vendorName: "Ride", model: "Waits" },
+          }),
+        ]),
+    });
 
-      const connector = await db().connector.findFirstOrThrow({ where: { stationId: c.id } });
-      expect(connector.ocppStatus).toBe("Available");
-      const ridden = await written(c.id, "StatusNotification");
-      expect(ridden.connected).toBeDefined();
-      expect(ridden.boot).toBe(ridden.connected);
-      // The 2.x charger's connect and boot: two transactions, the boot after the connect.
-      const waited = await written(d.id);
-      expect(waited.connected).toBeDefined();
-      expect(waited.boot).toBeDefined();
-      expect(waited.boot).not.toBe(waited.connected);
-      expect(waited.events.map((e) => e.type)).toEqual(["station.connected", "station.booted"]);
-      await Promise.all(
-        [chargerA, chargerB, chargerC, chargerD].map((x) =>
-          x.close({ force: true }).catch(() => {}),
-        ),
-      );
-    } finally {
-      if (!released) await blocker.query("ROLLBACK").catch(() => {});
-      await blocker.end();
-    }
+    const connector = await db().connector.findFirstOrThrow({ where: { stationId: c.id } });
+    expect(connector.ocppStatus).toBe("Available");
+    const ridden = await written(c.id, "StatusNotification");
+    expect(ridden.connected).toBeDefined();
+    expect(ridden.boot).toBe(ridden.connected);
+    // The 2.x charger's connect and boot: two transactions, the boot after the connect.
+    const waited = await written(d.id);
+    expect(waited.connected).toBeDefined();
+    expect(waited.boot).toBeDefined();
+    expect(waited.boot).not.toBe(waited.connected);
+    expect(waited.events.map((e) => e.type)).toEqual(["station.connected", "station.booted"]);
+    await Promise.all(
+      [...ahead.chargers, ...chargers].map((x) => x.close({ force: true }).catch(() => {})),
+    );
   });
 });

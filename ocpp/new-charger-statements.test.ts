@@ -3,8 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../server/db";
 import { newId } from "../server/lib/ids";
 import { aStationWithPassword, aTenantWithKey } from "../testing/builders";
-import { aConnectedCharger, waitUntil } from "../testing/ocpp";
+import { waitUntil } from "../testing/ocpp";
 import { aLiveGateway } from "../testing/live-gateway";
+import { connectsInLine } from "../testing/connects-in-line";
 
 /**
  * Every statement each pg client sends (the gateway runs in this process), in order: a
@@ -48,46 +49,23 @@ const gw = aLiveGateway();
 const PASSWORD = "new-charger-stmts-1";
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** The connect of `station` with its BootNotification riding along (the counter held meanwhile). */
+/** The connect of `station` with its BootNotification riding along (ocpp/new-charger-boot.test.ts). */
 async function connectAndBootRiding(
   t: { tenantId: number; key: string },
   station: { id: number; name: string },
 ) {
-  // created first: their API calls append events, which wait for the counter held below
-  const stations = [
-    await aStationWithPassword(t, PASSWORD),
-    await aStationWithPassword(t, PASSWORD),
-  ];
-  const blocker = new pg.Client({ connectionString: process.env.DATABASE_URL });
-  await blocker.connect();
-  let released = false;
-  try {
-    // The tenant's event counter held elsewhere: the recorder's two batches in flight (two other
-    // stations' connects) wait for it, so this station's connect waits in the recorder's line and
-    // its BootNotification rides with it (ocpp/new-charger-boot.test.ts).
-    await blocker.query("BEGIN");
-    await blocker.query("SELECT 1 FROM tenant_event_counters WHERE tenant_id = $1 FOR UPDATE", [
-      t.tenantId,
-    ]);
-    const others = [];
-    for (const other of stations) {
-      others.push(await aConnectedCharger(gw, other, PASSWORD, "ocpp1.6"));
-      await sleep(150);
-    }
-    const charger = await aConnectedCharger(gw, station, PASSWORD, "ocpp1.6");
-    const booted = charger.call("BootNotification", {
-      chargePointVendor: "Few",
-      chargePointModel: "Statements",
-    }) as Promise<{ status: string }>;
-    await sleep(300);
-    await blocker.query("COMMIT");
-    released = true;
-    expect((await booted).status).toBe("Accepted");
-    return { charger, others };
-  } finally {
-    if (!released) await blocker.query("ROLLBACK").catch(() => {});
-    await blocker.end();
-  }
+  const { ahead, chargers, answers } = await connectsInLine(gw, {
+    tenant: t,
+    password: PASSWORD,
+    waiting: [{ station, protocol: "ocpp1.6" }],
+    firstCalls: ([charger]) =>
+      charger!.call("BootNotification", {
+        chargePointVendor: "Few",
+        chargePointModel: "Statements",
+      }) as Promise<{ status: string }>,
+  });
+  expect(answers.status).toBe("Accepted");
+  return { charger: chargers[0]!, others: ahead.chargers };
 }
 
 /** The transactions that recorded a connect with a boot riding along. */

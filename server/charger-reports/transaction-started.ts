@@ -46,8 +46,12 @@ export async function transactionStarted(
   return transaction.row;
 }
 
-/** The columns of `transactions` in the model's names, for rows read by SQL. */
-const TRANSACTION_COLUMNS = Prisma.sql`
+/**
+ * The columns of `transactions` in the model's names, for rows read by SQL. Listed by hand: a
+ * field added to the model must be added here too, or its value comes back undefined
+ * (`transaction-columns.test.ts` compares this list with the model's scalar fields).
+ */
+export const TRANSACTION_COLUMNS = Prisma.sql`
   id, tenant_id AS "tenantId", station_id AS "stationId", connector_id AS "connectorId",
   reference, id_token AS "idToken", started_at AS "startedAt", ended_at AS "endedAt",
   meter_start_wh AS "meterStartWh", meter_stop_wh AS "meterStopWh", energy_wh AS "energyWh",
