@@ -578,22 +578,31 @@ export async function createGateway({
     if (!handler) return answerPolitely(charger.protocol, method);
     try {
       const generation = await connection.generation;
-      // Heartbeat's only record: `createLastSeen` writes it (for this connection only).
-      lastSeen.seen(charger.stationId, generation);
+      const read = batchable.get(method);
+      const meter =
+        STATELESS_ACTIONS.has(method) || read
+          ? null
+          : batchableMeterMessage(charger, method, messageId, params);
+      // Heartbeat's only record: `createLastSeen` writes it (for this connection only). A
+      // MeterValues takes its mark into its batch, which writes it with its station row's update.
+      const seenAt = meter ? lastSeen.claim(charger.stationId) : null;
+      if (!meter) lastSeen.seen(charger.stationId, generation);
       // Heartbeat and Authorize change nothing that a retry could double: no dedup record needed.
       if (STATELESS_ACTIONS.has(method)) return await handler(db, charger, params);
       // Boot, status and meter reports go in batches across stations (group commit); what a
       // batch leaves to be recorded alone comes here.
-      const read = batchable.get(method);
-      const call = read
-        ? { ...read(params), charger, messageId, action: method }
-        : batchableMeterMessage(charger, method, messageId, params);
+      const call = read ? { ...read(params), charger, messageId, action: method } : meter;
       if (call) {
         markStation(charger.stationId, `${method}.submitted`);
-        const outcome = await batches.submit({ ...call, generation });
+        const outcome = await batches.submit({
+          ...call,
+          ...(meter && seenAt ? { seenAt } : {}),
+          generation,
+        });
         markStation(charger.stationId, `${method}.answered`);
         if (method === "StatusNotification") finishStation(charger.stationId);
         if ("response" in outcome) return outcome.response;
+        if (seenAt) lastSeen.release(charger.stationId, generation, seenAt);
       }
       // A turn in the gateway's line first: a burst waits there, not past the pool's maxWait.
       const done = await admission.enter();

@@ -28,6 +28,25 @@ describe("createLastSeen", () => {
     expect(await seenAt(a.id)).toBe(t0 + 31_000);
   });
 
+  it("a claimed mark is the batch's to write (the flush skips it); released, the flush writes it", async () => {
+    const t = await aTenantWithKey();
+    const [a, b] = [await aStation(t.tenantId, t.key), await aStation(t.tenantId, t.key)];
+    const w = createLastSeen({ db: db(), flushMs: 60_000, minIntervalMs: 30_000 });
+    writers.push(w);
+    const t0 = Date.UTC(2030, 0, 1);
+    // a's MeterValues, recorded by its batch: the flush writes nothing for it
+    expect(w.claim(a.id, t0)).toEqual(new Date(t0));
+    expect(w.claim(a.id, t0 + 10_000)).toBeNull(); // within the interval: none due
+    w.seen(a.id, 0, t0 + 20_000); // nor for its other messages
+    // b's, which its batch left to the per-message path: handed back to the flush
+    const mark = w.claim(b.id, t0 + 5)!;
+    w.release(b.id, 0, mark);
+    await w.flush();
+    expect(await seenAt(a.id)).toBeNull();
+    expect(await seenAt(b.id)).toBe(t0 + 5);
+    expect(w.claim(a.id, t0 + 31_000)).toEqual(new Date(t0 + 31_000)); // past the interval
+  });
+
   it("writes every station due in one flush, each at most once per interval, never backwards", async () => {
     const t = await aTenantWithKey();
     const [a, b] = [await aStation(t.tenantId, t.key), await aStation(t.tenantId, t.key)];

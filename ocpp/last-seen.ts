@@ -19,6 +19,9 @@ type Mark = { at: number; generation: number };
  * database to answer, and 20,000 chargers heartbeating cost the database one statement a second
  * rather than one commit per heartbeat. `last_seen` runs behind the charger by at most
  * `minIntervalMs + flushMs` (chargers heartbeat every 300 s here). A write never moves it back.
+ * A MeterValues takes its station's mark along instead (`claim`): its batch writes it in the
+ * update of the station row it makes anyway (its event counter), so a reporting charger's row is
+ * not written a second time by the flush.
  *
  * A mark names the connection it was seen on (its generation, `ConnectionChange`) and is written
  * only while that connection is still the station's, so a replaced socket's late message changes
@@ -74,6 +77,22 @@ export function createLastSeen({ db, flushMs = 1_000, minIntervalMs = 30_000 }: 
       if (now - (queued.get(stationId) ?? -Infinity) < minIntervalMs) return;
       queued.set(stationId, now);
       due.set(stationId, { at: now, generation });
+    },
+    /**
+     * As `seen`, for a message whose batch writes the mark itself, in its own update of the
+     * station row (a MeterValues, server/charger-reports/meter-batch.ts): when one is due, the
+     * time to write, taken as queued here; else null. `release` hands it back to the flush when
+     * the batch did not write it (the message was recorded alone, or the batch failed).
+     */
+    claim(stationId: number, now = Date.now()): Date | null {
+      if (now - (queued.get(stationId) ?? -Infinity) < minIntervalMs) return null;
+      queued.set(stationId, now);
+      return new Date(now);
+    },
+    /** a claimed mark the batch did not write: the next flush writes it (as `seen` queued it) */
+    release(stationId: number, generation: number, at: Date) {
+      const was = due.get(stationId);
+      if (!was || was.at < at.getTime()) due.set(stationId, { at: at.getTime(), generation });
     },
     /**
      * The station's connect was recorded (`at`): its `last_seen` was written with it, so its

@@ -1,6 +1,6 @@
 import type { DbTx } from "../db";
-import { runPowerReadings } from "./transaction-hooks";
-import type { Transaction } from "../generated/prisma/client";
+import { powerFollowed, runPowerReadings } from "./transaction-hooks";
+import { Prisma, type Transaction } from "../generated/prisma/client";
 import type { ChargerContext } from "../charging/connections";
 import type { ConnectorRef } from "../charging/find-connector";
 import type { TenantEvent } from "../events/append-event";
@@ -15,6 +15,12 @@ export type MeterMessage = {
   action: string;
   transaction: { reference: string } | { inProgressOn: ConnectorRef };
   meterValues: OcppMeterValue[];
+  /**
+   * The station's last-seen mark due with this message (ocpp/last-seen.ts, `claim`): a message
+   * the batch answers has it written in the batch's own update of its station row (the row of its
+   * event counter when it has an event, else one update of `last_seen_at`), never back.
+   */
+  seenAt?: Date;
 };
 
 type MeterOutcome = { response: Record<string, unknown> } | { perMessage: true };
@@ -58,6 +64,8 @@ type Found = {
   seen_action: string | null;
   seen_response: Record<string, unknown> | null;
   bill_status: string | null;
+  /** a domain follows the transaction's power readings (`powerFollowed`) */
+  follows_power: boolean | null;
   id: number | null;
   tenant_id: number;
   station_id: number;
@@ -74,6 +82,14 @@ type Found = {
   created_at: Date;
   updated_at: Date;
 };
+
+/** a station event carrying the station's last-seen mark, if the message has one due */
+function withSeen<E extends { station: { id: number; occurredAt: Date | null } }>(
+  event: E,
+  seenAt: Date | undefined,
+): E {
+  return seenAt ? { ...event, station: { ...event.station, seenAt } } : event;
+}
 
 const bigint = (v: bigint | number | string | null) => (v === null ? null : BigInt(v));
 
@@ -103,8 +119,10 @@ function transactionOf(f: Found): Transaction | null {
  * Records MeterValues messages of distinct stations, whose rows the caller locked
  * (`recordCallBatch`), with as many round trips for a batch as the ordinary path takes for one
  * message: one read of what each message needs (its earlier record, its transaction, a bill
- * being charged), then one statement writing every sample, total and charger message record; the
- * `meter.sampled` events due go to `events` (appended by the caller, each counter last).
+ * being charged, whether a domain follows its power readings), then one statement writing every
+ * sample, total and charger message record (and the `last_seen` of stations whose message carried
+ * a due mark, `seenAt`, and has no event); the `meter.sampled` events due go to `events` (appended
+ * by the caller, each counter last, a message's mark riding on its station's counter update).
  *
  * Guarantees as on the ordinary path: the read comes after the locks, so a retried message id
  * finds the first one's record and replays its answer (a record is a plain insert: under its
@@ -132,8 +150,8 @@ export async function recordMeterBatch(
   };
   const found = await tx.$queryRaw<Found[]>`
     SELECT m.ord, cm.action AS seen_action, cm.response AS seen_response,
-           b.status AS bill_status, t.id, t.tenant_id, t.station_id, t.connector_id, t.reference,
-           t.id_token, t.started_at, t.ended_at, t.meter_start_wh, t.meter_stop_wh, t.energy_wh,
+           b.status AS bill_status, ${powerFollowed(Prisma.sql`t.id`)} AS follows_power,
+           t.id, t.tenant_id, t.station_id, t.connector_id, t.reference, t.id_token, t.started_at, t.ended_at, t.meter_start_wh, t.meter_stop_wh, t.energy_wh,
            t.stop_reason, t.last_sample_logged_at, t.created_at, t.updated_at
     FROM unnest(${messages.map((_, i) => i)}::int[], ${stationIds}::int[],
                 ${messages.map((m) => m.messageId)}::text[],
@@ -159,14 +177,16 @@ export async function recordMeterBatch(
 
   const outcomes: MeterOutcome[] = [];
   const recorded: { message: MeterMessage; plan: MeterPlan | null; transactionId: number }[] = [];
+  const followed = new Set<number>();
+  /** last-seen marks of answered messages with no event (those with one go with their event) */
+  const seenOnly: { stationId: number; at: Date }[] = [];
   for (const [i, message] of messages.entries()) {
     const f = byOrd.get(i);
     if (f?.seen_action != null) {
-      outcomes.push(
-        f.seen_action === message.action
-          ? { response: f.seen_response ?? ANSWER }
-          : { perMessage: true },
-      );
+      const replay = f.seen_action === message.action;
+      outcomes.push(replay ? { response: f.seen_response ?? ANSWER } : { perMessage: true });
+      if (replay && message.seenAt)
+        seenOnly.push({ stationId: message.charger.stationId, at: message.seenAt });
       continue;
     }
     if (f?.bill_status === "charging") {
@@ -183,6 +203,9 @@ export async function recordMeterBatch(
       { transaction, billCharging: false, defer: (p) => (plan = p) },
     );
     recorded.push({ message, plan, transactionId: transaction?.id ?? 0 });
+    if (message.seenAt && !(plan as MeterPlan | null)?.events.length)
+      seenOnly.push({ stationId: message.charger.stationId, at: message.seenAt });
+    if (transaction && f?.follows_power) followed.add(transaction.id);
     outcomes.push({ response: ANSWER });
   }
 
@@ -191,9 +214,14 @@ export async function recordMeterBatch(
   );
   const moved = recorded.filter((r) => r.plan?.changed);
   const num = (v: bigint | number | null) => (v === null ? null : String(v));
-  if (recorded.length)
+  if (recorded.length || seenOnly.length)
     await tx.$executeRaw`
-      WITH samples AS (
+      WITH seen AS (
+        UPDATE stations s SET last_seen_at = GREATEST(s.last_seen_at, v.seen)
+          FROM unnest(${seenOnly.map((x) => x.stationId)}::int[],
+                      ${seenOnly.map((x) => x.at.toISOString())}::timestamptz[]) AS v(id, seen)
+         WHERE s.id = v.id),
+      samples AS (
         INSERT INTO meter_samples (tenant_id, transaction_id, sampled_at, energy_wh, power_kw,
                                    current_a, voltage_v, soc_percent, context)
         SELECT * FROM unnest(${samples.map((x) => x.tenantId)}::int[],
@@ -222,10 +250,11 @@ export async function recordMeterBatch(
                     ${recorded.map((r) => r.message.action)}::text[])
              AS r(station_id, message_id, action)`;
 
-  // each transaction's newest power reading, for the domains that follow the draw (site limits)
+  // each followed transaction's newest power reading, for the domains that follow the draw (site
+  // limits); none followed, no statement
   const power = new Map<number, { at: string; powerKw: string }>();
   for (const { transactionId, s } of samples)
-    if (transactionId && s.power_kw !== null && s.sampled_at !== null) {
+    if (followed.has(transactionId) && s.power_kw !== null && s.sampled_at !== null) {
       const seen = power.get(transactionId);
       if (!seen || seen.at < s.sampled_at)
         power.set(transactionId, { at: s.sampled_at, powerKw: s.power_kw });
@@ -239,7 +268,7 @@ export async function recordMeterBatch(
     for (const event of plan?.events ?? [])
       events.push({
         tenantId: message.charger.tenantId,
-        event: meterSampledEvent(message.charger, event),
+        event: withSeen(meterSampledEvent(message.charger, event), message.seenAt),
       });
   return outcomes;
 }

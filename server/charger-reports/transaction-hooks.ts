@@ -1,6 +1,6 @@
 import type { ChargerContext } from "../charging/connections";
 import type { DbTx } from "../db";
-import type { Transaction } from "../generated/prisma/client";
+import { Prisma, type Transaction } from "../generated/prisma/client";
 
 /**
  * What a domain does when a charger reports on a transaction (a bill takes the transaction
@@ -29,13 +29,20 @@ export type TransactionHooks = {
   ) => Promise<void>;
   /**
    * A batch of MeterValues (`recordMeterBatch`) recorded power readings: each transaction's newest
-   * one in the batch (kW, as normalized). The batch holds its stations' rows; read, or insert new
-   * rows (a job), only.
+   * one in the batch (kW, as normalized), of the transactions `followsPower` names. The batch
+   * holds its stations' rows; read, or insert new rows (a job), only.
    */
   onPowerReadings?: (
     tx: DbTx,
     readings: readonly { transactionId: number; powerKw: string }[],
   ) => Promise<void>;
+  /**
+   * Whether `onPowerReadings` wants the readings of the transaction `transactionId` (an SQL
+   * expression): an SQL boolean the batch reads with its other reads, under its stations' locks,
+   * so a batch none of whose transactions is followed runs no statement for the hook. Without it,
+   * every transaction's readings are passed.
+   */
+  followsPower?: (transactionId: Prisma.Sql) => Prisma.Sql;
   /** A transaction ended (`transactionEnded`), once: never again for the same transaction. */
   onTransactionEnded?: (tx: DbTx, t: Transaction) => Promise<void>;
 };
@@ -75,6 +82,17 @@ export async function runTransactionUpdated(
   readingAt: Date,
 ) {
   for (const h of hooks()) await h.onTransactionUpdated?.(tx, charger, t, readingAt);
+}
+
+/**
+ * Whether any domain follows the power readings of the transaction `transactionId` (an SQL
+ * expression; `followsPower`), as one SQL boolean for a batch's read.
+ */
+export function powerFollowed(transactionId: Prisma.Sql): Prisma.Sql {
+  const followers = hooks()
+    .filter((h) => h.onPowerReadings)
+    .map((h) => h.followsPower?.(transactionId) ?? Prisma.sql`true`);
+  return followers.length ? Prisma.sql`(${Prisma.join(followers, " OR ")})` : Prisma.sql`false`;
 }
 
 export async function runPowerReadings(

@@ -78,7 +78,12 @@ export type StationEvent = {
   type: string;
   resourceId: string | number | null;
   data: Record<string, unknown>;
-  station: { id: number; occurredAt: Date | null };
+  /**
+   * `seenAt` (`appendStationEvents` only): the station's `last_seen_at` moves up to it in the same
+   * row update as its event counter (a batch of MeterValues writes its stations' last-seen marks
+   * so, instead of the gateway's flush writing each row again, ocpp/last-seen.ts).
+   */
+  station: { id: number; occurredAt: Date | null; seenAt?: Date };
 };
 
 /**
@@ -87,14 +92,21 @@ export type StationEvent = {
  * already locked by the caller, so the one lock the statement takes is the tenant's counter, held
  * to commit as in `appendEvent`), each station's events numbered on from its old value in order,
  * the counter moved once by the count and the events numbered on from it, every event inserted.
- * Webhook deliveries are fanned out per event only when the tenant has an active endpoint for a
+ * A station's `seenAt`, if any of its events carries one, moves its `last_seen_at` up in the same
+ * row update (never back). Webhook deliveries are fanned out per event only when the tenant has an active endpoint for a
  * type (the statement says so).
  */
 export async function appendStationEvents(db: DbTx, tenantId: number, events: StationEvent[]) {
   if (events.length === 0) return [];
   const types = [...new Set(events.map((e) => e.type))];
   const perStation = new Map<number, number>();
-  for (const e of events) perStation.set(e.station.id, (perStation.get(e.station.id) ?? 0) + 1);
+  const seen = new Map<number, Date>();
+  for (const e of events) {
+    perStation.set(e.station.id, (perStation.get(e.station.id) ?? 0) + 1);
+    const at = e.station.seenAt;
+    const was = seen.get(e.station.id);
+    if (at && (!was || at > was)) seen.set(e.station.id, at);
+  }
   const ids = events.map(() => newId("evt"));
   const rows = await db.$queryRaw<
     {
@@ -106,8 +118,11 @@ export async function appendStationEvents(db: DbTx, tenantId: number, events: St
     }[]
   >`
     WITH moved AS (
-      UPDATE stations s SET event_sequence = s.event_sequence + m.n
-        FROM unnest(${[...perStation.keys()]}::int[], ${[...perStation.values()]}::int[]) AS m(id, n)
+      UPDATE stations s SET event_sequence = s.event_sequence + m.n,
+                            last_seen_at = GREATEST(s.last_seen_at, m.seen)
+        FROM unnest(${[...perStation.keys()]}::int[], ${[...perStation.values()]}::int[],
+                    ${[...perStation.keys()].map((id) => seen.get(id)?.toISOString() ?? null)}::timestamptz[])
+             AS m(id, n, seen)
        WHERE s.id = m.id
       RETURNING s.id, s.event_sequence - m.n AS before),
     counter AS (

@@ -1,3 +1,4 @@
+import { Prisma } from "../generated/prisma/client";
 import type { TransactionHooks } from "../charger-reports/transaction-hooks";
 import { drawChangedMaterially } from "./allocate";
 import { requestRecompute, requestRecomputeForStation } from "./trigger";
@@ -27,6 +28,8 @@ export const siteLimitTransactionHooks: TransactionHooks = {
     const now = row.power_kw === null ? null : Math.round(Number(row.power_kw) * 1000);
     if (drawChangedMaterially(row.draw_w, now)) await requestRecompute(tx, row.location_id);
   },
+  followsPower: (transactionId) => Prisma.sql`
+    EXISTS (SELECT 1 FROM site_power_allocations a WHERE a.transaction_id = ${transactionId})`,
   async onPowerReadings(tx, readings) {
     const rows = await tx.$queryRaw<
       { location_id: number; transaction_id: number; draw_w: number | null }[]
