@@ -218,11 +218,18 @@ try {
     const sampler = (async () => {
       if (!PG_STATEMENTS) return;
       await statementsReset();
-      let [at, cpuAt, pgAt, onlineAt] = [Date.now(), cpu(), postgresCpu(), 0];
+      let [at, cpuAt, pgAt, onlineAt, sessionsAt] = [
+        Date.now(),
+        cpu(),
+        postgresCpu(),
+        0,
+        await sessionCount(),
+      ];
       while (sampling) {
         await Promise.race([sleep(SAMPLE_S * 1000), upsDone]);
         const [now, cpuNow, pgNow] = [Date.now(), cpu(), postgresCpu()];
         const online = await onlineCount(prefix);
+        const sessionsNow = await sessionCount();
         const seconds = (now - at) / 1000;
         const added = online - onlineAt;
         const cpuUse = cpuDelta(cpuAt, cpuNow, seconds);
@@ -235,9 +242,12 @@ try {
           cpu_ms_per_new_charger: added > 0 ? perMessage(cpuUse, added) : null,
           cpu: cpuUse,
           postgres_cpu_by_kind: cpuDelta(pgAt, pgNow, seconds),
+          // PostgreSQL sessions opened in the interval (a pool closing idle connections and
+          // opening new ones pays a fork, a password exchange and cold caches each time)
+          sessions_opened: sessionsNow - sessionsAt,
           statements: await topStatements(8),
         });
-        [at, cpuAt, pgAt, onlineAt] = [now, cpuNow, pgNow, online];
+        [at, cpuAt, pgAt, onlineAt, sessionsAt] = [now, cpuNow, pgNow, online, sessionsNow];
         await statementsReset();
       }
     })();
@@ -795,4 +805,12 @@ async function topStatements(n: number) {
       query: r.query,
     })),
   };
+}
+
+/** Sessions PostgreSQL has opened on the product's database so far (pg_stat_database). */
+async function sessionCount() {
+  await db().$executeRawUnsafe("SELECT pg_stat_force_next_flush()");
+  const [row] = await db().$queryRaw<{ n: bigint }[]>`
+    SELECT sessions AS n FROM pg_stat_database WHERE datname = current_database()`;
+  return Number(row!.n);
 }
