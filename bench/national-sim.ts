@@ -1,9 +1,13 @@
 /**
  * Chargers for bench/national.ts, in their own process (one process holds at most `ulimit -n`
- * sockets), each socket from the loopback source address `localAddress` (127.0.0.2, 127.0.0.3, …:
- * one source address has only the ephemeral port range's ports, about 28,000, towards the one
- * gateway port). Reads one JSON job from argv and prints JSON lines on stdout.
- *   { url, prefix, first, count, password, rate, localAddress, heartbeatMs, samplesFile }
+ * sockets), its sockets from loopback source addresses `<sourceNet>.<a>.<b>`, at most
+ * `PER_SOURCE_ADDRESS` on each: one source address has only the ephemeral port range's ports
+ * (about 28,000) towards the one gateway port, and a socket bound to an address before it
+ * connects takes its port by the kernel's scan of that address's ports in use, whose cost grows
+ * with how many there are (at ~10,000 an address it was an eighth of the machine's CPU, in
+ * inet_csk_get_port, in the load generator and not the product). Reads one JSON job from argv
+ * and prints JSON lines on stdout.
+ *   { url, prefix, first, count, password, rate, sourceNet, heartbeatMs, samplesFile }
  * Chargers `<prefix><first>`… connect at `rate` a second, send BootNotification and
  * StatusNotification, print `{ up, connect, boot_status, retries, retries_by_reason, at }` once
  * all are up, and then keep up: heartbeats every `heartbeatMs` (each on its own clock), and
@@ -44,7 +48,8 @@ type Job = {
   count: number;
   password: string;
   rate: number;
-  localAddress: string;
+  /** the first two octets of the job's source addresses, e.g. `127.2` */
+  sourceNet: string;
   heartbeatMs: number;
   samplesFile: string;
 };
@@ -55,14 +60,22 @@ const print = (line: Record<string, unknown>) => process.stdout.write(`${JSON.st
 const loopDelay = monitorEventLoopDelay({ resolution: 10 });
 loopDelay.enable();
 
-/** Charger `i` of the job, from an address of its own and the job's source address. */
+/** sockets on one loopback source address, so the kernel's port choice for each stays cheap */
+const PER_SOURCE_ADDRESS = 1_000;
+/** charger i's source address: `<sourceNet>.<c>.<d>`, PER_SOURCE_ADDRESS chargers each */
+const sourceAddress = (i: number) => {
+  const n = Math.floor(i / PER_SOURCE_ADDRESS);
+  return `${job.sourceNet}.${Math.floor(n / 254)}.${(n % 254) + 1}`;
+};
+
+/** Charger `i` of the job, from an address of its own (as if behind a proxy) and a source address. */
 const client = (i: number) =>
   simulatedCharger({
     url: job.url,
     identity: names[i]!,
     password: job.password,
     address: job.first + i,
-    localAddress: job.localAddress,
+    localAddress: sourceAddress(i),
   });
 
 const boot = (c: RPCClient) => bootCharger(c, "National");

@@ -1,8 +1,9 @@
 /**
  * A national network on one machine (issue 29, points 1, 2, 4 and 6): the product started as
  * `npm start` runs it with OCPP_PROCESSES gateway processes on one port and one database, and
- * chargers in several simulator processes (bench/national-sim.ts), each from a loopback source
- * address of its own (127.0.0.2, 127.0.0.3, …) so no address runs out of ephemeral ports, each
+ * chargers in several simulator processes (bench/national-sim.ts), each from loopback source
+ * addresses of its own (127.2.x.y, 127.3.x.y, …, 1,000 chargers on each) so no address runs out
+ * of ephemeral ports and the kernel's port choice stays cheap, each
  * process under its open-file limit. Phases, each with its figures:
  *  1. connect and boot every charger at a set rate: all connected and booted, time, p50/p99;
  *  2. heartbeats at the set interval: answered, p50/p99; each gateway's memory per connection
@@ -205,7 +206,7 @@ try {
           count,
           password: PASSWORD,
           rate: (RATE * count) / CHARGERS,
-          localAddress: `127.0.0.${2 + s}`,
+          sourceNet: `127.${2 + s}`,
           heartbeatMs: HEARTBEAT_S * 1000,
           samplesFile: path.join(samplesDir, `samples-${s}.csv`),
         }),
@@ -259,7 +260,8 @@ try {
     const phase1 = {
       chargers: CHARGERS,
       simulator_processes: sims.length,
-      source_addresses: sims.map((_, s) => `127.0.0.${2 + s}`),
+      // each simulator's source addresses: 127.<s+2>.x.y, 1,000 chargers on each (national-sim.ts)
+      source_networks: sims.map((_, s) => `127.${2 + s}.0.0/16`),
       rate_per_second: RATE,
       all_up_seconds: round2(connectSeconds),
       recorded_online_in_db: Number(booted[0]!.n),
@@ -286,7 +288,7 @@ try {
           count: OBSERVERS,
           password: PASSWORD,
           rate: 100,
-          localAddress: `127.0.0.${2 + sims.length}`,
+          sourceNet: `127.${2 + sims.length}`,
           heartbeatMs: OBSERVER_HEARTBEAT_S * 1000,
           samplesFile: path.join(samplesDir, "observers.csv"),
         })
