@@ -1,24 +1,12 @@
-import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { db } from "../server/db";
 import { aStationWithPassword, aTenantWithKey } from "../testing/builders";
 import { aConnectedCharger } from "../testing/ocpp";
 import { aLiveGateway } from "../testing/live-gateway";
+import { logStatements } from "../testing/statement-log";
 
-/**
- * Every statement each pg client sends (the gateway runs in this process), in order: a
- * transaction is the run of one client's statements from a BEGIN to its COMMIT.
- */
-const sent = new Map<pg.Client, string[]>();
-const query = Reflect.get(pg.Client.prototype, "query") as (...args: unknown[]) => unknown;
+const { sent, transactionsWith } = logStatements();
 beforeAll(async () => {
-  Reflect.set(pg.Client.prototype, "query", function (this: pg.Client, ...args: unknown[]) {
-    const q = args[0] as string | { text?: string };
-    const text = (typeof q === "string" ? q : (q.text ?? "")).replace(/\s+/g, " ").trim();
-    if (!sent.has(this)) sent.set(this, []);
-    sent.get(this)!.push(text);
-    return query.apply(this, args);
-  });
   // Every row version written to `stations`, counted as it is written (the statistics views
   // report theirs up to 10 s late): which station, and whether its `last_seen_at` moved.
   await db().$executeRawUnsafe(
@@ -35,28 +23,6 @@ beforeAll(async () => {
     CREATE TRIGGER station_row_written AFTER UPDATE ON stations
     FOR EACH ROW EXECUTE FUNCTION station_row_written()`);
 });
-afterAll(() => {
-  Reflect.set(pg.Client.prototype, "query", query);
-});
-
-/** The transactions (BEGIN to COMMIT) whose statements include one matching `pattern`. */
-function transactionsWith(pattern: RegExp): string[][] {
-  const found: string[][] = [];
-  for (const statements of sent.values()) {
-    let current: string[] | null = null;
-    for (const s of statements) {
-      if (s === "BEGIN") current = [s];
-      else if (current) {
-        current.push(s);
-        if (s === "COMMIT" || s === "ROLLBACK") {
-          if (current.some((x) => pattern.test(x))) found.push(current);
-          current = null;
-        }
-      }
-    }
-  }
-  return found;
-}
 
 // Every message's station is due a last-seen write (at most one per 30 s by default): the case
 // of a charger reporting every 10 s, a third of its messages, made every one.

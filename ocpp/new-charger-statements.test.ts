@@ -1,49 +1,13 @@
-import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { db } from "../server/db";
 import { newId } from "../server/lib/ids";
 import { aStationWithPassword, aTenantWithKey } from "../testing/builders";
 import { waitUntil } from "../testing/ocpp";
 import { aLiveGateway } from "../testing/live-gateway";
+import { logStatements } from "../testing/statement-log";
 import { connectsInLine } from "../testing/connects-in-line";
 
-/**
- * Every statement each pg client sends (the gateway runs in this process), in order: a
- * transaction is the run of one client's statements from a BEGIN to its COMMIT.
- */
-const sent = new Map<pg.Client, string[]>();
-const query = Reflect.get(pg.Client.prototype, "query") as (...args: unknown[]) => unknown;
-beforeAll(() => {
-  Reflect.set(pg.Client.prototype, "query", function (this: pg.Client, ...args: unknown[]) {
-    const q = args[0] as string | { text?: string };
-    const text = (typeof q === "string" ? q : (q.text ?? "")).replace(/\s+/g, " ").trim();
-    if (!sent.has(this)) sent.set(this, []);
-    sent.get(this)!.push(text);
-    return query.apply(this, args);
-  });
-});
-afterAll(() => {
-  Reflect.set(pg.Client.prototype, "query", query);
-});
-
-/** The transactions (BEGIN to COMMIT) whose statements include one matching `pattern`. */
-function transactionsWith(pattern: RegExp): string[][] {
-  const found: string[][] = [];
-  for (const statements of sent.values()) {
-    let current: string[] | null = null;
-    for (const s of statements) {
-      if (s === "BEGIN") current = [s];
-      else if (current) {
-        current.push(s);
-        if (s === "COMMIT" || s === "ROLLBACK") {
-          if (current.some((x) => pattern.test(x))) found.push(current);
-          current = null;
-        }
-      }
-    }
-  }
-  return found;
-}
+const { sent, transactionsWith } = logStatements();
 
 const gw = aLiveGateway();
 const PASSWORD = "new-charger-stmts-1";
