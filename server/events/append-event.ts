@@ -93,8 +93,8 @@ export type StationEvent = {
  * to commit as in `appendEvent`), each station's events numbered on from its old value in order,
  * the counter moved once by the count and the events numbered on from it, every event inserted.
  * A station's `seenAt`, if any of its events carries one, moves its `last_seen_at` up in the same
- * row update (never back). Webhook deliveries are fanned out per event only when the tenant has an active endpoint for a
- * type (the statement says so).
+ * row update (never back). Webhook deliveries are fanned out per event only when the tenant has
+ * an active endpoint for a type (the statement says so).
  */
 export async function appendStationEvents(db: DbTx, tenantId: number, events: StationEvent[]) {
   if (events.length === 0) return [];
