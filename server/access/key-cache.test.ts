@@ -29,10 +29,23 @@ async function aProcess(options: { retryMs?: number; ttlMs?: number } = {}) {
   const pool = new pg.Pool({ connectionString: url(), max: 4 });
   const windows = new WindowCounts(() => pool);
   let statements = 0;
-  const query = pool.query.bind(pool) as (...args: unknown[]) => unknown;
+  const holds = new Map<string, Hold>();
+  const query = pool.query.bind(pool) as (...args: unknown[]) => Promise<unknown>;
   (pool as { query: unknown }).query = (...args: unknown[]) => {
     statements++;
-    return query(...args);
+    const name = (args[0] as { name?: string } | undefined)?.name;
+    const hold = name === undefined ? undefined : holds.get(name);
+    if (!hold) return query(...args);
+    holds.delete(name!);
+    if (hold.at === "statement") {
+      hold.reach();
+      return hold.gate.then(() => query(...args));
+    }
+    return query(...args).then(async (answer) => {
+      hold.reach();
+      await hold.gate;
+      return answer;
+    });
   };
   closers.push(async () => {
     await windows.stop();
@@ -40,14 +53,33 @@ async function aProcess(options: { retryMs?: number; ttlMs?: number } = {}) {
     await pool.end();
   });
   expect(await cache.ready()).toBe(true);
+  // a cache that keeps nothing: a request through it always looks its key up
+  const noCache = createKeyCache<ApiKeyCaller>({ databaseUrl: url() });
+  await noCache.close();
   return {
     cache,
     windows,
     statements: () => statements,
     auth: (key: string, now?: number) =>
       authenticateRequest(db(), key, { counters: pool, cache, windows, now }),
+    lookUp: (key: string, now?: number) =>
+      authenticateRequest(db(), key, { counters: pool, cache: noCache, windows, now }),
+    /**
+     * Holds the next statement of this name, before it reaches the database or after its answer,
+     * until `release`; `reached` resolves when it is held.
+     */
+    hold(name: string, at: Hold["at"]) {
+      let reach!: () => void;
+      let release!: () => void;
+      const reached = new Promise<void>((resolve) => (reach = resolve));
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      holds.set(name, { at, gate, reach });
+      return { reached, release };
+    },
   };
 }
+
+type Hold = { at: "statement" | "answer"; gate: Promise<void>; reach: () => void };
 
 /** A second database client, as another process (or an operator's session) holds. */
 function anotherClient() {
@@ -207,6 +239,47 @@ describe("rate-limit counts in memory", () => {
     // a new minute: the database's count again
     const next = await web.auth(project.key, now + 60_000);
     expect(next.rateLimit).toMatchObject({ exceeded: false, remaining: 9 });
+  });
+
+  it("a key looked up while a flush writes counts that flush's attempts (it waits for it)", async () => {
+    const project = await aTenantWithKey();
+    const web = await aProcess();
+    const now = Date.UTC(2026, 10, 26, 10, 0, 5);
+    for (let i = 0; i < 6; i++) await web.auth(project.key, now); // 1 looked up, 5 counted here
+    const flush = web.hold("rate-limit-flush", "statement");
+    const flushed = web.windows.flush();
+    await flush.reached; // the five are on their way to the database, not there yet
+    const looked = web.lookUp(project.key, now);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    flush.release();
+    await flushed;
+    expect((await looked).rateLimit).toMatchObject({ remaining: 180 - 7 });
+    await web.windows.flush();
+    const window = await db().rateLimitWindow.findUniqueOrThrow({
+      where: { apiKeyId: project.keyId },
+    });
+    expect(window.count).toBe(7);
+  });
+
+  it("a flush waits for a lookup under way: the lookup's count has what was counted meanwhile", async () => {
+    const project = await aTenantWithKey();
+    const web = await aProcess();
+    const now = Date.UTC(2026, 10, 26, 10, 0, 5);
+    await web.auth(project.key, now); // looked up: 1
+    const lookup = web.hold("api-key-request", "answer");
+    const looked = web.lookUp(project.key, now);
+    await lookup.reached; // counted 2 in the database; its answer not yet taken
+    for (let i = 0; i < 5; i++) await web.auth(project.key, now); // 5 counted here meanwhile
+    const flushed = web.windows.flush();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    lookup.release();
+    await flushed;
+    // the database's 2 and the 5 not yet written when the lookup answered
+    expect((await looked).rateLimit).toMatchObject({ remaining: 180 - 7 });
+    const window = await db().rateLimitWindow.findUniqueOrThrow({
+      where: { apiKeyId: project.keyId },
+    });
+    expect(window.count).toBe(7);
   });
 
   it("adds up two processes' attempts: each sees the other's once both flushed", async () => {

@@ -44,6 +44,11 @@ export class WindowCounts {
   private writing: Promise<void> = Promise.resolve();
   /** the newest window an attempt was counted in: older ones are over */
   private current = 0;
+  /** lookups counting in the database now (`apartFromFlushes`), which a flush waits for */
+  private lookups = 0;
+  private lookupsDone: (() => void)[] = [];
+  /** the flush writing now, which a lookup waits for */
+  private flushing: Promise<void> | null = null;
 
   constructor(private readonly pool: () => pg.Pool) {
     live().add(this);
@@ -88,6 +93,23 @@ export class WindowCounts {
     return count + state.pending;
   }
 
+  /**
+   * Runs a lookup that counts an attempt in the database and tells it `noteCounted`, never while
+   * a flush writes. A flush moves the pending counts to `known` before its statement reaches the
+   * database; a lookup's count read meanwhile (or a flush between a lookup's statement and its
+   * `noteCounted`) would leave that flush's attempts out of the lookup's answer. So lookups wait
+   * for a flush under way, and a flush waits for the lookups under way (they run together).
+   */
+  async apartFromFlushes<T>(lookup: () => Promise<T>): Promise<T> {
+    while (this.flushing) await this.flushing;
+    this.lookups++;
+    try {
+      return await lookup();
+    } finally {
+      if (--this.lookups === 0) for (const done of this.lookupsDone.splice(0)) done();
+    }
+  }
+
   /** Attempts counted and not yet written (tests). */
   unwritten(): number {
     let sum = 0;
@@ -112,6 +134,18 @@ export class WindowCounts {
   }
 
   private async writeOnce() {
+    let written!: () => void;
+    this.flushing = new Promise((resolve) => (written = resolve));
+    try {
+      while (this.lookups > 0) await new Promise<void>((done) => this.lookupsDone.push(done));
+      await this.write();
+    } finally {
+      this.flushing = null;
+      written();
+    }
+  }
+
+  private async write() {
     const current = this.current;
     const ids: string[] = [];
     const windows: Date[] = [];
