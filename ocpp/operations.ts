@@ -22,7 +22,8 @@ export type OperationRunnerOptions = {
  * Sends operations to the chargers this gateway holds, whatever their kind. The API writes a
  * `dispatching` operation and NOTIFYs `operations`; every gateway hears it and the one holding the
  * station's socket dispatches it (`dispatchOperation`: claimed before it is sent, so exactly once;
- * an unconfirmed send becomes `unknown`, never resent). A missed notification is caught by the
+ * an unconfirmed send becomes `unknown`, never resent), a station's operations one after another in
+ * the order they were written (`inLine`). A missed notification is caught by the
  * operation sweep (a cron job, `server/operations/operation-jobs.ts`), which enqueues `jobs`, this
  * gateway's re-dispatch job, on the gateway's own queue: the process's runner must serve it.
  */
@@ -46,7 +47,63 @@ export async function runOperations(options: OperationRunnerOptions) {
     return client && meteredLink(chargerLink(client, options.callTimeoutMs));
   };
 
+  /** per station held here: its line, which sends its operations one after another */
+  const lines = new Map<number, { again: boolean; done: Promise<void> }>();
+
+  /**
+   * An operation to send (its notification, the sweep's re-dispatch, `sendAndSettle`): its
+   * station's line is run, and this resolves once the line has sent what it found, this one too.
+   */
   async function dispatch(operationId: string) {
+    let stationId: number | null;
+    try {
+      const row = await db.operation.findUnique({
+        where: { id: operationId },
+        select: { stationId: true, status: true, claimedBy: true },
+      });
+      if (!row || row.status !== "dispatching" || row.claimedBy !== null) return;
+      stationId = row.stationId;
+    } catch (error) {
+      log.error("reading an operation to dispatch failed", { operationId, error });
+      return;
+    }
+    if (stationId === null || !options.localClient(stationId)) return; // not held here
+    await inLine(stationId);
+  }
+
+  /**
+   * Sends the station's unclaimed operations in the order they were written (`seq`), each claimed,
+   * sent and completed before the next is claimed: ocpp-rpc sends calls in the order they are made,
+   * so concurrent dispatches of one station's operations would reach the charger in whichever order
+   * their claims returned (a configuration change after the reset it was meant to precede). One
+   * line per station at a time; a dispatch arriving while it runs has it look again when done.
+   * Never throws: what it could not send waits for the next notification or the sweep.
+   */
+  function inLine(stationId: number): Promise<void> {
+    const running = lines.get(stationId);
+    if (running) {
+      running.again = true;
+      return running.done;
+    }
+    const line = { again: true, done: Promise.resolve() };
+    lines.set(stationId, line);
+    line.done = (async () => {
+      try {
+        while (line.again) {
+          line.again = false;
+          for (const id of await unclaimedOperationIds({ db, stationIds: [stationId] }))
+            await sendOne(id);
+        }
+      } catch (error) {
+        log.error("reading a station's operations to dispatch failed", { stationId, error });
+      } finally {
+        lines.delete(stationId);
+      }
+    })();
+    return line.done;
+  }
+
+  async function sendOne(operationId: string) {
     try {
       await dispatchOperation({ db, operationId, gatewayId, link });
     } catch (error) {
@@ -54,8 +111,7 @@ export async function runOperations(options: OperationRunnerOptions) {
     }
   }
 
-  // All at once, as their notifications would have come: each is claimed before it is sent, and
-  // ocpp-rpc still sends one call at a time on a socket (callConcurrency 1).
+  // All at once, as their notifications would have come: each station's line sends its own in order.
   async function redispatch() {
     const missed = await unclaimedOperationIds({ db, stationIds: options.localStationIds() });
     await Promise.all(missed.map((id) => dispatch(id)));

@@ -36,7 +36,10 @@ export async function rejectUnreachableOperations({ db, limit = 500 }: { db: Db;
   return rejected;
 }
 
-/** Unclaimed `dispatching` operations of the given stations (a gateway's own), oldest first. */
+/**
+ * Unclaimed `dispatching` operations of the given stations (a gateway's own), in the order they
+ * were written (`seq`, which orders those one transaction wrote too, as `created_at` cannot).
+ */
 export async function unclaimedOperationIds({
   db,
   stationIds,
@@ -47,11 +50,10 @@ export async function unclaimedOperationIds({
   limit?: number;
 }) {
   if (!stationIds.length) return [];
-  const rows = await db.operation.findMany({
-    where: { status: "dispatching", claimedBy: null, stationId: { in: stationIds } },
-    select: { id: true },
-    orderBy: { createdAt: "asc" },
-    take: limit,
-  });
+  const rows = await db.$queryRaw<{ id: string }[]>`
+    SELECT id FROM operations
+     WHERE status = 'dispatching' AND claimed_by IS NULL AND station_id = ANY(${stationIds}::int[])
+     ORDER BY seq
+     LIMIT ${limit}`;
   return rows.map((r) => r.id);
 }

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "operations" ADD COLUMN     "seq" BIGSERIAL NOT NULL;
