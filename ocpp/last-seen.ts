@@ -45,9 +45,9 @@ export function createLastSeen({ db, flushMs = 1_000, minIntervalMs = 30_000 }: 
       await inTransaction(
         db,
         async (tx) => {
-          await tx.$queryRaw`
+          await tx.$queryRaw`/* prepared */
             SELECT id FROM stations WHERE id = ANY(${ids}::int[]) ORDER BY id FOR NO KEY UPDATE`;
-          await tx.$executeRaw`
+          await tx.$executeRaw`/* prepared */
             UPDATE stations AS s SET last_seen_at = v.seen
             FROM unnest(${ids}::int[], ${marks.map((m) => new Date(m.at))}::timestamptz[],
                         ${marks.map((m) => m.generation)}::int[]) AS v(id, seen, generation)

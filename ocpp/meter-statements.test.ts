@@ -5,7 +5,7 @@ import { aConnectedCharger } from "../testing/ocpp";
 import { aLiveGateway } from "../testing/live-gateway";
 import { logStatements } from "../testing/statement-log";
 
-const { sent, transactionsWith } = logStatements();
+const { sent, named, transactionsWith } = logStatements();
 beforeAll(async () => {
   // Every row version written to `stations`, counted as it is written (the statistics views
   // report theirs up to 10 s late): which station, and whether its `last_seen_at` moved.
@@ -108,6 +108,9 @@ describe("a batch of MeterValues, statement by statement (issue 29, point 2)", (
           expect.stringMatching(/^WITH moved AS \( UPDATE stations s SET event_sequence/),
           "COMMIT",
         ]);
+      // each prepared once per connection, run by name after (server/db/prepared.ts)
+      for (const batch of sampled.batches)
+        expect(batch.slice(1, -1).filter((x) => !named.has(x))).toEqual([]);
       // One row version of each station per message, with its last-seen mark in it. (Before: the
       // event counter's update, then the gateway's flush wrote the row again for `last_seen`.)
       expect(sampled.flushes).toEqual([]);

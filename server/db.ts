@@ -8,6 +8,7 @@ import { PrismaClient, type Prisma } from "./generated/prisma/client";
 import { env } from "./env";
 import { closeKeyCache, noteStatement } from "./access/key-cache";
 import { noteWindowsStatement } from "./lib/window-counts";
+import { preparedName } from "./db/prepared";
 
 export type Db = InstanceType<typeof PrismaClient>;
 /** A client or an interactive transaction: services accept either. */
@@ -76,7 +77,12 @@ export function db(): Db {
 export function newDb(url: string, { max, min = 0 }: { max: number; min?: number }): Db {
   const pool = new pg.Pool({ connectionString: url, max, min, allowExitOnIdle: true });
   const client = new PrismaClient({
-    adapter: new PrismaPg(pool, { disposeExternalPool: true }),
+    adapter: new PrismaPg(pool, {
+      disposeExternalPool: true,
+      // a statement marked `PREPARED` is prepared once per connection (server/db/prepared.ts);
+      // the rest go unnamed (the adapter's type says string; undefined is what it passes on)
+      statementNameGenerator: (query) => preparedName(query.sql) as string,
+    }),
   });
   poolsOfClients.set(client, pool);
   return client;

@@ -8,11 +8,18 @@ import { afterAll, beforeAll } from "vitest";
  */
 export function logStatements() {
   const sent = new Map<pg.Client, string[]>();
+  /** the statements (as logged) that went by name: prepared once per connection (`PREPARED`) */
+  const named = new Set<string>();
   const query = Reflect.get(pg.Client.prototype, "query") as (...args: unknown[]) => unknown;
   beforeAll(() => {
     Reflect.set(pg.Client.prototype, "query", function (this: pg.Client, ...args: unknown[]) {
-      const q = args[0] as string | { text?: string };
-      const text = (typeof q === "string" ? q : (q.text ?? "")).replace(/\s+/g, " ").trim();
+      const q = args[0] as string | { text?: string; name?: string };
+      // logged without the `PREPARED` mark, which is not part of the statement
+      const text = (typeof q === "string" ? q : (q.text ?? ""))
+        .replace(/\s+/g, " ")
+        .replace(/^ ?\/\* prepared \*\/ ?/, "")
+        .trim();
+      if (typeof q !== "string" && q.name) named.add(text);
       if (!sent.has(this)) sent.set(this, []);
       sent.get(this)!.push(text);
       return query.apply(this, args);
@@ -24,6 +31,7 @@ export function logStatements() {
   return {
     /** each client's statements so far (`clear()` it to count from a moment on) */
     sent,
+    named,
     /** the transactions (BEGIN to COMMIT) whose statements include one matching `pattern` */
     transactionsWith: (pattern: RegExp): string[][] => {
       const found: string[][] = [];

@@ -88,7 +88,9 @@ export async function writeCallBatch(
 
 /** Locks the stations in id order; the current generation of each one that is online. */
 async function lockStations(tx: DbTx, stationIds: number[]) {
-  const locked = await tx.$queryRaw<{ id: number; generation: number; online: boolean }[]>`
+  const locked = await tx.$queryRaw<
+    { id: number; generation: number; online: boolean }[]
+  >`/* prepared */
     SELECT id, connection_generation AS generation, gateway_id IS NOT NULL AS online
       FROM stations WHERE id = ANY(${stationIds}::int[]) ORDER BY id FOR NO KEY UPDATE`;
   return new Map(locked.filter((s) => s.online).map((s) => [s.id, s.generation]));
@@ -118,7 +120,7 @@ type Found = {
  */
 async function recordStationMessages(tx: DbTx, messages: StationMessage[], events: TenantEvent[]) {
   const status = (m: StationMessage) => (m.kind === "status" ? m.report : null);
-  const found = await tx.$queryRaw<Found[]>`
+  const found = await tx.$queryRaw<Found[]>`/* prepared */
     SELECT m.ord, cm.action AS seen_action, cm.response AS seen_response,
            c.id AS connector_id, c.status AS connector_status, c.evse_number,
            EXISTS (SELECT 1 FROM transactions t
@@ -193,7 +195,7 @@ async function recordStationMessages(tx: DbTx, messages: StationMessage[], event
   );
 
   const at = (d: Date) => d.toISOString();
-  await tx.$executeRaw`
+  await tx.$executeRaw`/* prepared */
     WITH booted AS (
       UPDATE stations s
          SET boot_vendor = b.vendor, boot_model = b.model, firmware_version = b.firmware,

@@ -148,7 +148,7 @@ export async function recordMeterBatch(
     const o = on(m);
     return o && "evseNumber" in o ? o.evseNumber : null;
   };
-  const found = await tx.$queryRaw<Found[]>`
+  const found = await tx.$queryRaw<Found[]>`/* prepared */
     SELECT m.ord, cm.action AS seen_action, cm.response AS seen_response,
            b.status AS bill_status, ${powerFollowed(Prisma.sql`t.id`)} AS follows_power,
            t.id, t.tenant_id, t.station_id, t.connector_id, t.reference, t.id_token, t.started_at, t.ended_at, t.meter_start_wh, t.meter_stop_wh, t.energy_wh,
@@ -215,7 +215,7 @@ export async function recordMeterBatch(
   const moved = recorded.filter((r) => r.plan?.changed);
   const num = (v: bigint | number | null) => (v === null ? null : String(v));
   if (recorded.length || seenOnly.length)
-    await tx.$executeRaw`
+    await tx.$executeRaw`/* prepared */
       WITH seen AS (
         UPDATE stations s SET last_seen_at = GREATEST(s.last_seen_at, v.seen)
           FROM unnest(${seenOnly.map((x) => x.stationId)}::int[],

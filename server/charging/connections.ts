@@ -97,7 +97,7 @@ export async function recordConnectionChanges(
   return inTransaction(
     db,
     async (tx) => {
-      await tx.$queryRaw`SELECT id FROM stations WHERE id = ANY(${ids}::int[]) ORDER BY id FOR UPDATE`;
+      await tx.$queryRaw`/* prepared */ SELECT id FROM stations WHERE id = ANY(${ids}::int[]) ORDER BY id FOR UPDATE`;
       const events: TenantEvent[] = [];
       const outcomes = new Map<ConnectionChange, number | null>();
       for (const run of runsOfDistinctStations(changes))
@@ -206,7 +206,7 @@ async function applyRun(
         generation: number | null;
         keeps_list: boolean;
       }[]
-    >`
+    >`/* prepared */
       WITH c AS (
         SELECT * FROM unnest(${connects.map((c) => c.station.id)}::int[],
                              ${connects.map((c) => c.protocol)}::text[],
@@ -255,7 +255,7 @@ async function applyRun(
   }
   if (disconnects.length) {
     // Only the connection that is still the station's, and online, goes offline.
-    const rows = await tx.$queryRaw<{ id: number; last_seen_at: Date | null }[]>`
+    const rows = await tx.$queryRaw<{ id: number; last_seen_at: Date | null }[]>`/* prepared */
       UPDATE stations s SET gateway_id = NULL, updated_at = now()
         FROM unnest(${disconnects.map((c) => c.station.id)}::int[],
                     ${disconnects.map((c) => c.generation)}::int[]) AS d(id, generation)

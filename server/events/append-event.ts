@@ -116,7 +116,7 @@ export async function appendStationEvents(db: DbTx, tenantId: number, events: St
       created_at: Date;
       subscribed: boolean;
     }[]
-  >`
+  >`/* prepared */
     WITH moved AS (
       UPDATE stations s SET event_sequence = s.event_sequence + m.n,
                             last_seen_at = GREATEST(s.last_seen_at, m.seen)

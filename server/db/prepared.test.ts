@@ -1,0 +1,47 @@
+import { afterAll, describe, expect, it } from "vitest";
+import { newDb } from "../db";
+import { inTransaction } from "./retry";
+import { preparedName } from "./prepared";
+
+// one connection, so every statement below and the catalog read run on the same session
+const client = newDb(process.env.DATABASE_URL!, { max: 1 });
+afterAll(() => client.$disconnect());
+
+const preparedHere = async () =>
+  (
+    await client.$queryRaw<{ name: string; statement: string }[]>`
+      SELECT name, statement FROM pg_prepared_statements ORDER BY name`
+  ).map((row) => row.statement.trim());
+
+describe("statements marked PREPARED", () => {
+  it("are prepared once per connection and run by name, in and out of a transaction; others are not", async () => {
+    const run = (n: number) => client.$queryRaw<{ doubled: number }[]>`
+      /* prepared */ SELECT ${n}::int * 2 AS doubled`;
+    expect(await run(2)).toEqual([{ doubled: 4 }]);
+    expect(await run(5)).toEqual([{ doubled: 10 }]);
+    await client.$queryRaw`SELECT ${1}::int AS unmarked`;
+    const marked = (await preparedHere()).filter((s) => s.includes("doubled"));
+    expect(marked).toEqual(["/* prepared */ SELECT $1::int * 2 AS doubled"]);
+    expect((await preparedHere()).some((s) => s.includes("unmarked"))).toBe(false);
+    // inside an interactive transaction: the same connection's statement, by name
+    const inside = await inTransaction(client, async (tx) => {
+      const [a] = await tx.$queryRaw<{ doubled: number }[]>`
+      /* prepared */ SELECT ${21}::int * 2 AS doubled`;
+      await tx.$executeRaw`/* prepared */ SELECT set_config('app.marked', ${"yes"}, true)`;
+      return a!.doubled;
+    });
+    expect(inside).toBe(42);
+    const all = await preparedHere();
+    expect(all.filter((s) => s.includes("doubled"))).toHaveLength(1);
+    expect(all.filter((s) => s.includes("app.marked"))).toHaveLength(1);
+  });
+
+  it("are named by their text: the same text the same name, another text another", () => {
+    const a = preparedName("/* prepared */ SELECT 1");
+    expect(a).toMatch(/^p_[\w-]{27}$/);
+    expect(preparedName("\n      /* prepared */ SELECT 1")).not.toBe(a);
+    expect(preparedName("/* prepared */ SELECT 1")).toBe(a);
+    expect(preparedName("/* prepared */ SELECT 2")).not.toBe(a);
+    expect(preparedName("SELECT 1 /* prepared */")).toBeUndefined();
+  });
+});
