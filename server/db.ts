@@ -111,7 +111,9 @@ const poolOf = (client: DbTx): pg.Pool | undefined =>
 export async function queryRows<T>(client: DbTx, sql: Prisma.Sql): Promise<T[]> {
   const pool = poolOf(client);
   if (!pool) return client.$queryRaw<T[]>(sql);
-  return (await pool.query<T & pg.QueryResultRow>(sql.text, sql.values)).rows;
+  // a statement marked `PREPARED` goes by name here too
+  const query = { name: preparedName(sql.text), text: sql.text, values: sql.values };
+  return (await pool.query<T & pg.QueryResultRow>(query)).rows;
 }
 
 /**

@@ -80,7 +80,7 @@ export async function quickAuthenticateStation({
 }): Promise<QuickCheck> {
   const windowOpened = new Date(now.getTime() - windowMs);
   const [byName, byAddress] = buckets;
-  // Past Prisma's query engine (`queryRows`): every handshake runs it.
+  // Past Prisma's query engine (`queryRows`), prepared once per connection: every handshake runs it.
   const [row] = await queryRows<{
     id: number | null;
     tenantId: number;
@@ -90,7 +90,7 @@ export async function quickAuthenticateStation({
     lockedSince: Date | null;
   }>(
     db,
-    Prisma.sql`
+    Prisma.sql`/* prepared */
     SELECT s.id, s.tenant_id AS "tenantId", s.name, s.password_hash AS "passwordHash",
            s.password_verifier AS "passwordVerifier",
            (SELECT max(r.window_start) FROM rate_limit_windows r

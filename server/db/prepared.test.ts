@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { newDb } from "../db";
+import { Prisma } from "../generated/prisma/client";
+import { newDb, queryRows } from "../db";
 import { inTransaction } from "./retry";
 import { preparedName } from "./prepared";
 
@@ -34,6 +35,19 @@ describe("statements marked PREPARED", () => {
     const all = await preparedHere();
     expect(all.filter((s) => s.includes("doubled"))).toHaveLength(1);
     expect(all.filter((s) => s.includes("app.marked"))).toHaveLength(1);
+  });
+
+  it("go by name past Prisma's engine too (queryRows)", async () => {
+    const row = (n: number) =>
+      queryRows<{ tripled: number }>(
+        client,
+        Prisma.sql`/* prepared */ SELECT ${n}::int * 3 AS tripled`,
+      );
+    expect(await row(2)).toEqual([{ tripled: 6 }]);
+    expect(await row(3)).toEqual([{ tripled: 9 }]);
+    expect((await preparedHere()).filter((s) => s.includes("tripled"))).toEqual([
+      "/* prepared */ SELECT $1::int * 3 AS tripled",
+    ]);
   });
 
   it("are named by their text: the same text the same name, another text another", () => {
