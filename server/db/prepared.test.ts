@@ -52,7 +52,7 @@ describe("statements marked PREPARED", () => {
 
   it("are named by their text: the same text the same name, another text another", () => {
     const a = preparedName("/* prepared */ SELECT 1");
-    expect(a).toMatch(/^p_[\w-]{27}$/);
+    expect(a).toMatch(/^p_\d+$/);
     expect(preparedName("\n      /* prepared */ SELECT 1")).not.toBe(a);
     expect(preparedName("/* prepared */ SELECT 1")).toBe(a);
     expect(preparedName("/* prepared */ SELECT 2")).not.toBe(a);

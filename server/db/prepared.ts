@@ -1,5 +1,3 @@
-import crypto from "node:crypto";
-
 /**
  * Written first in a raw statement's text (`$queryRaw`/`$executeRaw` through our clients, `newDb`):
  * the statement is prepared once per connection and run by name afterwards, so PostgreSQL parses
@@ -14,11 +12,21 @@ export const PREPARED = "/* prepared */";
 const MARKED = /^\s*\/\* prepared \*\//;
 
 /**
- * The name a statement is prepared under (a hash of its text), or undefined for an unmarked one,
- * which node-postgres sends unnamed, parsed and planned every time (the adapter's
- * `statementNameGenerator`).
+ * The process's marked texts and their names: a few dozen, one per statement site. On
+ * `globalThis`: the web process holds the server modules twice (Next.js's bundle and
+ * scripts/web-v1.ts's) over one pool, and a name must mean one text on a connection.
+ */
+const global = globalThis as unknown as { __preparedNames?: Map<string, string> };
+const names = (global.__preparedNames ??= new Map<string, string>());
+
+/**
+ * The name a statement is prepared under (one per distinct text in this process), or undefined
+ * for an unmarked one, which node-postgres sends unnamed, parsed and planned every time (the
+ * adapter's `statementNameGenerator`).
  */
 export function preparedName(sql: string): string | undefined {
   if (!MARKED.test(sql)) return undefined;
-  return `p_${crypto.createHash("sha1").update(sql).digest("base64url")}`;
+  let name = names.get(sql);
+  if (name === undefined) names.set(sql, (name = `p_${names.size + 1}`));
+  return name;
 }
