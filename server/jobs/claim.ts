@@ -65,10 +65,11 @@ async function claim(db: DbTx, options: Omit<ClaimOptions, "queues">, due: Prism
   const names = options.definitions.map((d) => d.id);
   const leases = options.definitions.map((d) => d.leaseMs);
   // While running, run_at is the lease's end: the one index on run_at finds both what falls due
-  // and what a dead runner left behind.
+  // and what a dead runner left behind. Prepared once per connection (two texts: by due time, by
+  // id): every runner polls with it.
   return queryRows<ClaimedJob>(
     db,
-    Prisma.sql`
+    Prisma.sql`/* prepared */
     WITH due AS (${due}),
          lease AS (SELECT * FROM unnest(${names}::text[], ${leases}::int[]) AS l(name, ms))
     UPDATE jobs j
