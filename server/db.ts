@@ -8,7 +8,7 @@ import { PrismaClient, type Prisma } from "./generated/prisma/client";
 import { env } from "./env";
 import { closeKeyCache, noteStatement } from "./access/key-cache";
 import { noteWindowsStatement } from "./lib/window-counts";
-import { preparedName } from "./db/prepared";
+import { PREPARED, preparedName } from "./db/prepared";
 
 export type Db = InstanceType<typeof PrismaClient>;
 /** A client or an interactive transaction: services accept either. */
@@ -117,19 +117,20 @@ export async function queryRows<T>(client: DbTx, sql: Prisma.Sql): Promise<T[]> 
 }
 
 /**
- * `queryRows` for a hot statement of fixed text: on the client's own pool it is prepared once per
- * connection under `name` (parsed and planned once, not on every call); in an interactive
- * transaction, or on a client whose pool is not ours, it runs through `$queryRawUnsafe`.
+ * `queryRows` for a statement written with `$1…` placeholders, marked `PREPARED`: prepared once
+ * per connection on the client's own pool and in an interactive transaction alike (through
+ * `$queryRawUnsafe` there, so it runs where the caller's other writes do).
  */
-export async function queryNamed<T>(
+export async function queryPrepared<T>(
   client: DbTx,
-  name: string,
   text: string,
   values: unknown[],
 ): Promise<T[]> {
+  const marked = `${PREPARED}\n${text}`;
   const pool = poolOf(client);
-  if (!pool) return client.$queryRawUnsafe<T[]>(text, ...values);
-  return (await pool.query<T & pg.QueryResultRow>({ name, text, values })).rows;
+  if (!pool) return client.$queryRawUnsafe<T[]>(marked, ...values);
+  const query = { name: preparedName(marked), text: marked, values };
+  return (await pool.query<T & pg.QueryResultRow>(query)).rows;
 }
 
 /** The pool under `db()`, once it exists (for the pool gauges). */

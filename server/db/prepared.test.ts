@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { Prisma } from "../generated/prisma/client";
-import { newDb, queryRows } from "../db";
+import { newDb, queryPrepared, queryRows } from "../db";
 import { inTransaction } from "./retry";
 import { preparedName } from "./prepared";
 
@@ -47,6 +47,16 @@ describe("statements marked PREPARED", () => {
     expect(await row(3)).toEqual([{ tripled: 9 }]);
     expect((await preparedHere()).filter((s) => s.includes("tripled"))).toEqual([
       "/* prepared */ SELECT $1::int * 3 AS tripled",
+    ]);
+  });
+
+  it("queryPrepared marks a $1 statement: by name on the pool and in a transaction alike", async () => {
+    const text = "SELECT $1::int * 4 AS quadrupled";
+    expect(await queryPrepared(client, text, [2])).toEqual([{ quadrupled: 8 }]);
+    const inside = await inTransaction(client, (tx) => queryPrepared(tx, text, [3]));
+    expect(inside).toEqual([{ quadrupled: 12 }]);
+    expect((await preparedHere()).filter((s) => s.includes("quadrupled"))).toEqual([
+      `/* prepared */\n${text}`,
     ]);
   });
 

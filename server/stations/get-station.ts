@@ -1,4 +1,4 @@
-import { db as defaultDb, queryNamed, type DbTx } from "../db";
+import { db as defaultDb, queryPrepared, type DbTx } from "../db";
 import type { Display } from "../generated/prisma/client";
 import { notFound } from "../errors";
 import { presentStation, type ConnectorReservation, type StationRow } from "./present-station";
@@ -128,10 +128,7 @@ export async function findStationRow({
   stationId,
   db = defaultDb(),
 }: GetStationOptions): Promise<StationRow> {
-  const [row] = await queryNamed<Row>(db, "station-row", STATION_COLUMNS + FROM, [
-    stationId,
-    tenantId,
-  ]);
+  const [row] = await queryPrepared<Row>(db, STATION_COLUMNS + FROM, [stationId, tenantId]);
   if (!row) throw notFound("station");
   return asStationRow(row);
 }
@@ -142,9 +139,8 @@ export async function findStationRow({
  * are one more.
  */
 export async function getStation({ tenantId, stationId, db = defaultDb() }: GetStationOptions) {
-  const [read] = await queryNamed<Row & { displays: JsonDisplay[]; readyDomain: string | null }>(
+  const [read] = await queryPrepared<Row & { displays: JsonDisplay[]; readyDomain: string | null }>(
     db,
-    "station-read",
     STATION_COLUMNS + READ_COLUMNS + FROM,
     [stationId, tenantId, new Date()],
   );
