@@ -14,7 +14,7 @@ import type { Method, RouteDef } from "./route";
 import { LATEST_VERSION, type ApiVersion } from "../versions";
 import { requestedVersion } from "./versions";
 
-export type CompiledRoute = { def: RouteDef; pattern: RegExp; names: string[] };
+export type CompiledRoute = { def: RouteDef; pattern: RegExp; names: string[]; parts: number };
 
 const METHODS: Method[] = ["GET", "POST", "PUT", "PATCH", "DELETE"];
 
@@ -33,8 +33,31 @@ export function compileRoutes(routes: RouteDef[]): CompiledRoute[] {
         return `([^/]+)${escape(param[2] ?? "")}`;
       })
       .join("/");
-    return { def, pattern: new RegExp(`^${source}/?$`), names };
+    return { def, pattern: new RegExp(`^${source}/?$`), names, parts: partsOf(def.path) };
   });
+}
+
+/**
+ * How many "/"-separated parts a path has, one trailing "/" aside. A route's pattern matches only a
+ * path with as many parts as its template (each template segment, literal or `{name}`, is one
+ * part without "/"), so the router tries only the routes of the request path's count.
+ */
+function partsOf(pathname: string) {
+  let parts = 1;
+  const end = pathname.endsWith("/") ? pathname.length - 1 : pathname.length;
+  for (let i = 0; i < end; i++) if (pathname.charCodeAt(i) === 47) parts++;
+  return parts;
+}
+
+/** The routes by their count of parts (`partsOf`), each list in the routes' order. */
+export function byParts(compiled: CompiledRoute[]) {
+  const lists = new Map<number, CompiledRoute[]>();
+  for (const route of compiled) {
+    const list = lists.get(route.parts) ?? [];
+    list.push(route);
+    lists.set(route.parts, list);
+  }
+  return (pathname: string) => lists.get(partsOf(pathname)) ?? [];
 }
 
 /** Every route whose path template matches, with its decoded path values. */
@@ -89,6 +112,7 @@ function rateLimitHeaders(state: RateLimitState): Record<string, string> {
  */
 export function createRouter(routes: RouteDef[]) {
   const compiled = compileRoutes(routes);
+  const routesFor = byParts(compiled);
 
   return async function handle(req: Request): Promise<Response> {
     const counted: { tenantId: number | null } = { tenantId: null };
@@ -108,7 +132,7 @@ export function createRouter(routes: RouteDef[]) {
     const url = new URL(req.url);
     const method = req.method.toUpperCase();
     try {
-      const candidates = match(compiled, url.pathname);
+      const candidates = match(routesFor(url.pathname), url.pathname);
       if (candidates.length === 0) {
         throw routeNotFound(url.pathname);
       }
