@@ -126,6 +126,10 @@ export async function send(
   // zlib stream (Next.js's writer does the same).
   let drained: () => void = () => {};
   res.on("drain", () => drained());
+  // The head, the body's chunks and the last chunk in one socket write when the body is at hand
+  // (a JSON answer is): corked until the loop's next turn. The same bytes, fewer system calls.
+  res.cork();
+  setImmediate(() => res.uncork());
   const reader = response.body.getReader();
   for (;;) {
     const { done, value } = await reader.read();

@@ -18,6 +18,8 @@ const globalForDb = globalThis as unknown as {
   __db?: Db;
   __dbPool?: pg.Pool;
   __asyncCommitPool?: pg.Pool;
+  /** `queryPrepared`'s texts, each with its mark */
+  __markedTexts?: Map<string, string>;
 };
 
 let overrideUrl: string | undefined;
@@ -126,7 +128,10 @@ export async function queryPrepared<T>(
   text: string,
   values: unknown[],
 ): Promise<T[]> {
-  const marked = `${PREPARED}\n${text}`;
+  // the same string each time for the same text, so its hash is computed once (`preparedName`)
+  let marked = globalForDb.__markedTexts?.get(text);
+  if (marked === undefined)
+    (globalForDb.__markedTexts ??= new Map()).set(text, (marked = `${PREPARED}\n${text}`));
   const pool = poolOf(client);
   if (!pool) return client.$queryRawUnsafe<T[]>(marked, ...values);
   const query = { name: preparedName(marked), text: marked, values };

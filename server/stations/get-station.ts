@@ -99,6 +99,10 @@ const FROM = `
       FROM stations s
      WHERE s.id = $1 AND s.tenant_id = $2`;
 
+/** The two statements, each one string (its hash computed once: `queryPrepared`). */
+const STATION_ROW = STATION_COLUMNS + FROM;
+const STATION_READ = STATION_COLUMNS + READ_COLUMNS + FROM;
+
 /** The JSON aggregates' timestamps as the Dates Prisma's include gives. */
 function asStationRow(row: Row): StationRow {
   return {
@@ -128,7 +132,7 @@ export async function findStationRow({
   stationId,
   db = defaultDb(),
 }: GetStationOptions): Promise<StationRow> {
-  const [row] = await queryPrepared<Row>(db, STATION_COLUMNS + FROM, [stationId, tenantId]);
+  const [row] = await queryPrepared<Row>(db, STATION_ROW, [stationId, tenantId]);
   if (!row) throw notFound("station");
   return asStationRow(row);
 }
@@ -141,7 +145,7 @@ export async function findStationRow({
 export async function getStation({ tenantId, stationId, db = defaultDb() }: GetStationOptions) {
   const [read] = await queryPrepared<Row & { displays: JsonDisplay[]; readyDomain: string | null }>(
     db,
-    STATION_COLUMNS + READ_COLUMNS + FROM,
+    STATION_READ,
     [stationId, tenantId, new Date()],
   );
   if (!read) throw notFound("station");
