@@ -2,6 +2,7 @@ import pg from "pg";
 import type { Db } from "../server/db";
 import { dispatchOperation } from "../server/operations/dispatch-operation";
 import { redispatchJob } from "../server/operations/operation-jobs";
+import { parseOperationNotice } from "../server/operations/operation-notice";
 import { unclaimedOperationIds } from "../server/operations/reject-unreachable-operations";
 import { log } from "../server/log";
 import { chargerLink, type CallingClient } from "./charger-link";
@@ -20,8 +21,8 @@ export type OperationRunnerOptions = {
 
 /**
  * Sends operations to the chargers this gateway holds, whatever their kind. The API writes a
- * `dispatching` operation and NOTIFYs `operations`; every gateway hears it and the one holding the
- * station's socket dispatches it (`dispatchOperation`: claimed before it is sent, so exactly once;
+ * `dispatching` operation and NOTIFYs `operations` with its station and id; every gateway hears it,
+ * the others drop it unread, and the one holding the station's socket dispatches it (`dispatchOperation`: claimed before it is sent, so exactly once;
  * an unconfirmed send becomes `unknown`, never resent), a station's operations one after another in
  * the order they were written (`inLine`). A missed notification is caught by the
  * operation sweep (a cron job, `server/operations/operation-jobs.ts`), which enqueues `jobs`, this
@@ -35,7 +36,7 @@ export async function runOperations(options: OperationRunnerOptions) {
   await listener.query("LISTEN operations");
   await listener.query("LISTEN station_control");
   listener.on("notification", (message) => {
-    if (message.channel === "operations" && message.payload) void dispatch(message.payload);
+    if (message.channel === "operations" && message.payload) noticed(message.payload);
     if (message.channel === "station_control" && message.payload) {
       const stationId = Number(message.payload);
       if (Number.isInteger(stationId)) options.disconnect(stationId);
@@ -51,7 +52,18 @@ export async function runOperations(options: OperationRunnerOptions) {
   const lines = new Map<number, { again: boolean; done: Promise<void> }>();
 
   /**
-   * An operation to send (its notification, the sweep's re-dispatch, `sendAndSettle`): its
+   * A notice of an operation written (`server/operations/operation-notice.ts`): a station held
+   * here has its line run; any other is none of this gateway's business, and costs no read.
+   */
+  function noticed(payload: string) {
+    const notice = parseOperationNotice(payload);
+    if (!notice) return log.warn("an operations notice not understood", { payload });
+    if (notice.stationId === null) return void dispatch(notice.operationId);
+    if (options.localClient(notice.stationId)) void inLine(notice.stationId);
+  }
+
+  /**
+   * An operation to send (a notice without its station, the sweep's re-dispatch, `sendAndSettle`): its
    * station's line is run, and this resolves once the line has sent what it found, this one too.
    */
   async function dispatch(operationId: string) {

@@ -71,9 +71,9 @@ export async function createOperation({
     await db.operation.create({ data });
     return (await completeOperation(db, id, settled))!;
   }
-  // The row and the gateways' wake-up in one statement: the NOTIFY is delivered at commit, so a
-  // gateway never looks for an operation that is not there yet. created_at is this process's
-  // clock, as Prisma's create sets it.
+  // The row and the gateways' wake-up (`./operation-notice.ts`) in one statement: the NOTIFY is
+  // delivered at commit, so a gateway never looks for an operation that is not there yet.
+  // created_at is this process's clock, as Prisma's create sets it.
   const [row] = await db.$queryRaw<Operation[]>`
     WITH op AS (
       INSERT INTO operations (id, tenant_id, api_key_id, station_id, scope, action, status, request,
@@ -82,7 +82,7 @@ export async function createOperation({
               'dispatching', ${JSON.stringify(o.request)}::jsonb,
               ${secret !== undefined ? seal(secret) : null}, ${new Date()})
       RETURNING ${OPERATION_COLUMNS})
-    SELECT op.* FROM op, pg_notify('operations', op.id)`;
+    SELECT op.* FROM op, pg_notify('operations', op."stationId" || ' ' || op.id)`;
   return presentOperation(row!);
 }
 

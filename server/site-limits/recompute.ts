@@ -415,7 +415,8 @@ async function sendShares(
   const live = items.filter((i) => i.live);
   if (live.length)
     // the operations as `createOperation` writes them for a live station, and the gateways'
-    // wake-up (NOTIFY, delivered at commit), in one statement
+    // wake-up (NOTIFY, delivered at commit: server/operations/operation-notice.ts), in one
+    // statement
     await tx.$queryRaw`
       WITH op AS (
         INSERT INTO operations (id, tenant_id, api_key_id, station_id, scope, action, status,
@@ -426,8 +427,8 @@ async function sendShares(
                       ${live.map((i) => i.stationId)}::int[],
                       ${live.map((i) => JSON.stringify(requestOf(i)))}::text[])
             AS u(id, station_id, request)
-        RETURNING id)
-      SELECT count(*)::int AS n FROM op, pg_notify('operations', op.id)`;
+        RETURNING id, station_id)
+      SELECT count(*)::int AS n FROM op, pg_notify('operations', op.station_id || ' ' || op.id)`;
   for (const i of items.filter((x) => !x.live)) {
     // no live gateway: the operation settles at once (rejected, station_offline) and its
     // completion writes the row's state and operation
