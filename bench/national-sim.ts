@@ -15,8 +15,9 @@
  * growing random pause.
  * stdin lines:
  *   `mark`: heartbeat samples and the set of dropped chargers start afresh;
- *   `report`: prints `{ report, kept, dropped_chargers, errors }`: the heartbeat round trips since
- *     the mark of chargers whose socket did not close since it (`kept`, ms), and how many closed;
+ *   `report`: prints `{ report, kept, kept_at, dropped_chargers, errors }`: the heartbeat round
+ *     trips since the mark of chargers whose socket did not close since it (`kept`, ms; `kept_at`,
+ *     when each was answered, epoch ms), and how many closed;
  *   `status`: prints `{ status, down, dropped, back_at }`;
  *   `meter <everyS> <seconds> [startS] [count]`: every charger (or the first `count`) starts a
  *     transaction (each at a moment
@@ -85,7 +86,7 @@ const down = new Set<number>(names.keys());
 let dropped = new Set<number>();
 let backAt: number | null = null;
 let kept: number[] = [];
-let beatsOf: { i: number; ms: number }[] = [];
+let beatsOf: { i: number; ms: number; at: number }[] = [];
 let heartbeatErrors = 0;
 let stopping = false;
 const connectMs: number[] = [];
@@ -159,7 +160,7 @@ async function heartbeats(i: number) {
       const t0 = performance.now();
       try {
         await c.call("Heartbeat", {});
-        beatsOf.push({ i, ms: performance.now() - t0 });
+        beatsOf.push({ i, ms: performance.now() - t0, at: Date.now() });
       } catch {
         if (current[i] === c) heartbeatErrors++;
       }
@@ -266,10 +267,12 @@ readline
       dropped = new Set();
       heartbeatErrors = 0;
     } else if (word === "report") {
-      kept = beatsOf.filter((b) => !dropped.has(b.i)).map((b) => b.ms);
+      const keptBeats = beatsOf.filter((b) => !dropped.has(b.i));
+      kept = keptBeats.map((b) => b.ms);
       print({
         report: true,
         kept,
+        kept_at: keptBeats.map((b) => b.at),
         dropped_chargers: dropped.size,
         errors: heartbeatErrors,
         // this process's own event-loop delay since the mark: a round trip includes it

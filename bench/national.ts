@@ -297,11 +297,22 @@ try {
       observers.push(observer);
       await observer.next((l) => "up" in l);
     }
-    const observed = async () => {
+    /** `from` (epoch ms): the p99 per 5 s window from then too, and past the first window */
+    const observed = async (from?: number) => {
       if (!observer) return null;
       observer.send("report");
       const line = await observer.next((l) => "report" in l);
-      return { ...beats([line]), chargers_left_out: line.dropped_chargers as number };
+      const result = { ...beats([line]), chargers_left_out: line.dropped_chargers as number };
+      if (from === undefined) return result;
+      const kept = line.kept as number[];
+      const at = line.kept_at as number[];
+      const windows: number[][] = [];
+      kept.forEach((ms, k) => (windows[Math.floor((at[k]! - from) / 5_000)] ??= []).push(ms));
+      return {
+        ...result,
+        p99_ms_by_5s: [...windows].map((w) => (w ? latency(w).p99_ms : null)),
+        after_first_5s: latency(kept.filter((_, k) => at[k]! - from >= 5_000)),
+      };
     };
 
     // 2. heartbeats held; then each gateway's memory per connection after GC
@@ -583,7 +594,7 @@ try {
       if (Date.now() - killedAt > STORM_LIMIT_S * 1000) break;
     }
     // the observers from the kill until the last charger was back (their dropped ones left out)
-    const observersDuring = await observed();
+    const observersDuring = await observed(killedAt);
     // the others' heartbeats over at least one interval from the kill
     await sleep(killedAt + HEARTBEAT_S * 1000 - Date.now());
     const during = beats(await report());

@@ -56,4 +56,33 @@ describe("password check turns", () => {
     expect(await queue.take("b", "two")).toEqual({ ok: false, reason: "busy" });
     running();
   });
+
+  it("keeps a pace: past a twentieth of a second's turns, one every 1/perSecond s, still round-robin", async () => {
+    // 50 a second: 2 at once (a twentieth of 50, rounded down), then one every 20 ms
+    const queue = createCheckQueue({
+      concurrency: Infinity,
+      maxWaitingPerAddress: 20,
+      maxWaiting: 20,
+      maxWaitMs: 5_000,
+      perSecond: 50,
+    });
+    const started = performance.now();
+    const order: string[] = [];
+    const at: number[] = [];
+    const take = (address: string, name: string) =>
+      queue.take(address, name).then((turn) => {
+        granted(turn)();
+        order.push(name);
+        at.push(performance.now() - started);
+      });
+    const flood = Array.from({ length: 9 }, (_, i) => take("flood", `f${i}`));
+    const mine = take("charger", "mine");
+    await Promise.all([...flood, mine]);
+    // 10 turns at 50 a second, 2.5 held at the start: the last no sooner than 10 + 7 × 20 ms
+    // (without the pace, all within a millisecond or two)
+    expect(Math.max(...at)).toBeGreaterThanOrEqual(145);
+    // the newcomer goes after one more of the flood's, not after all of it
+    expect(order.indexOf("mine")).toBeLessThanOrEqual(3);
+    expect(queue.stats()).toEqual({ running: 0, waiting: 0 });
+  });
 });

@@ -7,6 +7,11 @@ export type CheckQueueOptions = {
   maxWaiting: number;
   /** longest a handshake waits for its turn */
   maxWaitMs: number;
+  /**
+   * turns granted a second at most (a pace: a token bucket holding a twentieth of a second's
+   * turns, so they come evenly rather than in bursts); unset, only `concurrency` bounds them
+   */
+  perSecond?: number;
 };
 
 /**
@@ -76,6 +81,9 @@ export function createCheckQueue(options: CheckQueueOptions) {
   const names = new Set<string>();
   // A Map iterates in insertion order: the first key is the address whose turn is next.
   const lines = new Map<string, Waiter[]>();
+  const pace = options.perSecond ? createTokens(options.perSecond) : null;
+  /** armed while the line waits for the pace's next token */
+  let paced: NodeJS.Timeout | null = null;
 
   const granted = (name: string): Turn => {
     running += 1;
@@ -102,6 +110,13 @@ export function createCheckQueue(options: CheckQueueOptions) {
     while (running < options.concurrency) {
       const first = lines.entries().next();
       if (first.done) return;
+      if (pace && !pace.take()) {
+        paced ??= setTimeout(() => {
+          paced = null;
+          next();
+        }, pace.msUntilNext());
+        return;
+      }
       const [address, line] = first.value;
       const waiter = line.shift()!;
       lines.delete(address);
@@ -114,7 +129,7 @@ export function createCheckQueue(options: CheckQueueOptions) {
   function take(address: string, name: string, signal?: AbortSignal): Promise<Turn> {
     if (signal?.aborted) return Promise.resolve({ ok: false, reason: "gone" });
     if (names.has(name)) return Promise.resolve({ ok: false, reason: "name" });
-    if (running < options.concurrency && waiting === 0) {
+    if (running < options.concurrency && waiting === 0 && (!pace || pace.take())) {
       names.add(name);
       return Promise.resolve(granted(name));
     }
@@ -145,10 +160,37 @@ export function createCheckQueue(options: CheckQueueOptions) {
       lines.set(address, line);
       names.add(name);
       waiting += 1;
+      // held back by the pace alone (no turn running to call `next` when done): wait for a token
+      if (pace) next();
     });
   }
 
   return { take, stats: () => ({ running, waiting }) };
+}
+
+/**
+ * `perSecond` tokens a second, refilled continuously; at most a twentieth of a second's (and at
+ * least one) are held, so an idle spell does not let a burst through.
+ */
+function createTokens(perSecond: number) {
+  const most = Math.max(1, perSecond / 20);
+  let tokens = most;
+  let at = performance.now();
+  const refill = () => {
+    const now = performance.now();
+    tokens = Math.min(most, tokens + ((now - at) * perSecond) / 1000);
+    at = now;
+  };
+  return {
+    take: () => {
+      refill();
+      if (tokens < 1) return false;
+      tokens -= 1;
+      return true;
+    },
+    /** until a whole token is back (at least 1 ms) */
+    msUntilNext: () => Math.max(1, Math.ceil(((1 - tokens) * 1000) / perSecond)),
+  };
 }
 
 export type CheckQueue = ReturnType<typeof createCheckQueue>;

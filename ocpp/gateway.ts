@@ -78,6 +78,8 @@ import type {
 import { createLastSeen, type LastSeenOptions } from "./last-seen";
 import { createConnectionRecorder } from "./connection-recorder";
 import { releaseHandshake, type KeptHandshake } from "./release-handshake";
+import { createHandshakePace } from "./handshake-pace";
+import { countWaitingHandshakes } from "../server/metrics/registry";
 import { answerPolitely } from "./handlers/fallback";
 import { v16Batchable, v16Handlers } from "./handlers/v16";
 import { v2Batchable, v2Handlers } from "./handlers/v2";
@@ -156,6 +158,11 @@ export type GatewayOptions = {
   admission?: Partial<CallAdmissionOptions>;
   /** how `last_seen` is written (`createLastSeen`; tests shorten the interval) */
   lastSeen?: Partial<Pick<LastSeenOptions, "flushMs" | "minIntervalMs">>;
+  /**
+   * new connections taken a second at most (`createHandshakePace`: `perSecond` is this process's
+   * share of `OCPP_HANDSHAKES_PER_SECOND`); unset, upgrades go straight to the gate
+   */
+  handshakePace?: Parameters<typeof createHandshakePace>[0];
 };
 
 /**
@@ -174,6 +181,7 @@ export async function createGateway({
   domains,
   admission: admissionOptions,
   lastSeen: lastSeenOptions,
+  handshakePace: paceOptions,
 }: GatewayOptions): Promise<Gateway> {
   const id = newId("gw");
   await registerGateway(db, id);
@@ -220,6 +228,10 @@ export async function createGateway({
   );
 
   const limits = { ...DEFAULT_AUTH_LIMITS, ...auth.limits };
+  const handshakePace = paceOptions ? createHandshakePace(paceOptions) : null;
+  const uncountWaiting = handshakePace
+    ? countWaitingHandshakes(() => handshakePace.stats().waiting)
+    : () => undefined;
   const gate = createCheckQueue({ ...DEFAULT_HANDSHAKE_GATE, ...auth.gate });
   const checks = createCheckQueue({ ...DEFAULT_CHECK_QUEUE, ...auth.queue });
   const verify = auth.verifyPassword ?? verifyPassword;
@@ -665,10 +677,17 @@ export async function createGateway({
     jobs: operations.jobs,
     connectionCount: () => clients.size,
     handleUpgrade: (req, socket, head) => {
-      void server.handleUpgrade(req, socket as Socket, head);
+      if (!handshakePace) return void server.handleUpgrade(req, socket as Socket, head);
+      handshakePace.admit(
+        req,
+        socket,
+        () => void server.handleUpgrade(req, socket as Socket, head),
+      );
     },
     close: async () => {
       clearInterval(heartbeat);
+      uncountWaiting();
+      handshakePace?.close();
       await operations.stop();
       const open = [...clients.values()].map(({ client }) => client);
       const closing = { code: 1001, reason: "gateway stopping", awaitPending: false, force: true };

@@ -62,6 +62,9 @@ async function main() {
     db: db(),
     databaseUrl: config.databaseUrl,
     domains: certificates,
+    ...(config.ocppHandshakesPerSecond && {
+      handshakePace: { perSecond: config.ocppHandshakesPerSecond },
+    }),
   });
   const jobs = await startJobRunner({
     db: db(),

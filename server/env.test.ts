@@ -29,6 +29,9 @@ describe("configuration", () => {
     ["OCPP_PROCESSES", "0"],
     ["OCPP_PROCESSES", "1.5"],
     ["OCPP_PROCESSES", "65"],
+    ["OCPP_HANDSHAKES_PER_SECOND", "-1"],
+    ["OCPP_HANDSHAKES_PER_SECOND", "2.5"],
+    ["OCPP_HANDSHAKES_PER_SECOND", "many"],
     ["DATABASE_URL", "mysql://x"],
     ["PUBLIC_BASE_URL", "ftp://x"],
     ["PUBLIC_BASE_URL", "https://cp.example.com/charge"],
@@ -47,6 +50,18 @@ describe("configuration", () => {
     const message = (error as Error).message;
     expect(message.startsWith(name)).toBe(true);
     expect(message).not.toContain("\n");
+  });
+
+  it("shares OCPP_HANDSHAKES_PER_SECOND out among the gateway processes; 0 takes them unpaced", () => {
+    expect(
+      parseEnv({ OCPP_HANDSHAKES_PER_SECOND: "300", OCPP_PROCESSES: "4" }).ocppHandshakesPerSecond,
+    ).toBe(75);
+    expect(
+      parseEnv({ OCPP_HANDSHAKES_PER_SECOND: "10", OCPP_PROCESSES: "3" }).ocppHandshakesPerSecond,
+    ).toBe(4);
+    expect(parseEnv({ OCPP_HANDSHAKES_PER_SECOND: "0" }).ocppHandshakesPerSecond).toBeNull();
+    expect(parseEnv({}).ocppHandshakesPerSecond).toBe(300);
+    expect(parseEnv({ OCPP_PROCESSES: "7" }).ocppHandshakesPerSecond).toBe(43);
   });
 
   it("splits the embedded PostgreSQL's extra settings on spaces", () => {

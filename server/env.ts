@@ -10,6 +10,15 @@ import { z } from "zod";
  * The only reader of process.env. Every setting is validated once; a bad value stops start-up
  * with a one-line reason (see loadEnv / EnvError).
  */
+/**
+ * New charger connections the gateways take a second, all together (each process its share):
+ * what a reconnect storm may cost the machine (ocpp/handshake-pace.ts, bench/README.md). At 300,
+ * 20,000 chargers take 67 s of turns (the goal is 2 minutes); it is about half the rate this
+ * 2-core machine admits at most (~565 a second), and above the 200 new chargers a second
+ * `storm.ts` asks.
+ */
+export const DEFAULT_OCPP_HANDSHAKES_PER_SECOND = 300;
+
 const port = (fallback: number) =>
   z.coerce
     .number({ error: "must be a port number" })
@@ -39,6 +48,12 @@ const schema = z.object({
     .min(1, "must be a whole number from 1 to 64")
     .max(64, "must be a whole number from 1 to 64")
     .default(1),
+  OCPP_HANDSHAKES_PER_SECOND: z.coerce
+    .number({ error: "must be a whole number from 0 to 100000" })
+    .int("must be a whole number from 0 to 100000")
+    .min(0, "must be a whole number from 0 to 100000")
+    .max(100_000, "must be a whole number from 0 to 100000")
+    .default(DEFAULT_OCPP_HANDSHAKES_PER_SECOND),
   DATABASE_URL: url(["postgres:", "postgresql:"]).optional(),
   DATA_DIR: z.string().min(1, "must not be empty").default(".data"),
   EMBEDDED_POSTGRES_SETTINGS: z
@@ -179,6 +194,11 @@ export type Env = {
    * (ARCHITECTURE.md, "Several gateway processes")
    */
   ocppProcesses: number;
+  /**
+   * new connections each gateway process takes a second at most: its share of
+   * OCPP_HANDSHAKES_PER_SECOND (the whole service's); null when that is 0 (no pace)
+   */
+  ocppHandshakesPerSecond: number | null;
   databaseUrl: string | undefined;
   dataDir: string;
   /** more settings of the embedded PostgreSQL, `name=value` each (EMBEDDED_POSTGRES_SETTINGS) */
@@ -340,6 +360,10 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
     port: e.PORT,
     ocppPort: e.OCPP_PORT,
     ocppProcesses: e.OCPP_PROCESSES,
+    ocppHandshakesPerSecond:
+      e.OCPP_HANDSHAKES_PER_SECOND > 0
+        ? Math.ceil(e.OCPP_HANDSHAKES_PER_SECOND / e.OCPP_PROCESSES)
+        : null,
     databaseUrl: e.DATABASE_URL,
     dataDir: path.resolve(e.DATA_DIR),
     embeddedPostgresSettings: (e.EMBEDDED_POSTGRES_SETTINGS ?? "").split(/\s+/).filter(Boolean),

@@ -27,6 +27,7 @@ export async function startTestGateway(
     tls?: TlsFiles;
     auth?: GatewayOptions["auth"];
     lastSeen?: GatewayOptions["lastSeen"];
+    handshakePace?: GatewayOptions["handshakePace"];
     jobs?: JobDefinition[];
     db?: Db;
     sandbox?: Partial<Omit<SandboxHostOptions, "db" | "databaseUrl" | "gatewayId" | "ocppUrl">>;
@@ -53,6 +54,7 @@ export async function startTestGateway(
     callTimeoutMs,
     ...(options.auth ? { auth: options.auth } : {}),
     ...(options.lastSeen ? { lastSeen: options.lastSeen } : {}),
+    ...(options.handshakePace ? { handshakePace: options.handshakePace } : {}),
     ...(certificates ? { domains: certificates } : {}),
   });
   const jobs = await startJobRunner({
@@ -210,28 +212,34 @@ export async function aRawCharger(options: {
 
 /**
  * One OCPP 1.6 handshake with HTTP Basic credentials: 101 when the socket opened (it is then
- * dropped), else the HTTP status of the refusal, and the milliseconds until that answer.
+ * dropped), else the HTTP status of the refusal, and the milliseconds until that answer (and a
+ * refusal's `Retry-After`, when it has one).
  */
 export function handshake(
   url: string,
   identity: string,
   password: string,
   headers: Record<string, string> = {},
-): Promise<{ status: number; ms: number }> {
+): Promise<{ status: number; ms: number; retryAfter?: string }> {
   const started = performance.now();
   const basic = Buffer.from(`${identity}:${password}`).toString("base64");
   const ws = new WebSocket(`${url}/${identity}`, ["ocpp1.6"], {
     headers: { authorization: `Basic ${basic}`, ...headers },
   });
   return new Promise((resolve) => {
-    const done = (status: number) => resolve({ status, ms: performance.now() - started });
+    const done = (status: number, retryAfter?: string) =>
+      resolve({
+        status,
+        ms: performance.now() - started,
+        ...(retryAfter !== undefined && { retryAfter }),
+      });
     ws.on("error", () => done(0));
     ws.once("open", () => {
       done(101);
       ws.terminate();
     });
     ws.once("unexpected-response", (request, response) => {
-      done(response.statusCode ?? 0);
+      done(response.statusCode ?? 0, response.headers["retry-after"]);
       request.destroy();
     });
   });

@@ -20,19 +20,34 @@ function createMetrics() {
   collectDefaultMetrics({ register: registry });
   /** what the connection gauge sums: each gateway in the process adds its own count */
   const sources = new Set<() => number>();
+  /** what the waiting-handshakes gauge sums, likewise */
+  const waitingSources = new Set<() => number>();
+  /** a gauge whose value is the sum of its sources' counts when scraped */
+  const summed = (name: string, help: string, of: Set<() => number>) =>
+    new Gauge({
+      name,
+      help,
+      registers,
+      collect() {
+        let sum = 0;
+        for (const count of of) sum += count();
+        this.set(sum);
+      },
+    });
   return {
     registry,
     connectionSources: sources,
-    ocppConnections: new Gauge({
-      name: "chargecloud_ocpp_connections",
-      help: "Charger websockets this process holds (accepted and recorded connected).",
-      registers,
-      collect() {
-        let held = 0;
-        for (const count of sources) held += count();
-        this.set(held);
-      },
-    }),
+    waitingSources,
+    ocppConnections: summed(
+      "chargecloud_ocpp_connections",
+      "Charger websockets this process holds (accepted and recorded connected).",
+      sources,
+    ),
+    ocppHandshakesWaiting: summed(
+      "chargecloud_ocpp_handshakes_waiting",
+      "Charger handshakes waiting for their turn at the pace of new connections (OCPP_HANDSHAKES_PER_SECOND).",
+      waitingSources,
+    ),
     ocppHandshakes: new Counter({
       name: "chargecloud_ocpp_handshakes_total",
       help: "Charger handshakes answered, by outcome (accepted, refused) and HTTP status.",
@@ -139,4 +154,11 @@ export function countConnections(count: () => number): () => void {
   const { connectionSources: sources } = metrics();
   sources.add(count);
   return () => void sources.delete(count);
+}
+
+/** Adds a gateway's waiting handshakes to the gauge; the returned function takes them out. */
+export function countWaitingHandshakes(count: () => number): () => void {
+  const { waitingSources } = metrics();
+  waitingSources.add(count);
+  return () => void waitingSources.delete(count);
 }
