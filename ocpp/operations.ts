@@ -3,7 +3,10 @@ import type { Db } from "../server/db";
 import { dispatchOperation } from "../server/operations/dispatch-operation";
 import { redispatchJob } from "../server/operations/operation-jobs";
 import { parseOperationNotice } from "../server/operations/operation-notice";
-import { unclaimedOperationIds } from "../server/operations/reject-unreachable-operations";
+import {
+  stationsWithUnclaimedOperations,
+  unclaimedOperationIds,
+} from "../server/operations/reject-unreachable-operations";
 import { log } from "../server/log";
 import { chargerLink, type CallingClient } from "./charger-link";
 import { meteredLink } from "./metrics";
@@ -123,10 +126,13 @@ export async function runOperations(options: OperationRunnerOptions) {
     }
   }
 
-  // All at once, as their notifications would have come: each station's line sends its own in order.
+  // Every station held here with an operation waiting, at once: each line sends its own in order.
   async function redispatch() {
-    const missed = await unclaimedOperationIds({ db, stationIds: options.localStationIds() });
-    await Promise.all(missed.map((id) => dispatch(id)));
+    const stations = await stationsWithUnclaimedOperations({
+      db,
+      stationIds: options.localStationIds(),
+    });
+    await Promise.all(stations.map((stationId) => inLine(stationId)));
   }
 
   /**

@@ -57,3 +57,18 @@ export async function unclaimedOperationIds({
      LIMIT ${limit}`;
   return rows.map((r) => r.id);
 }
+
+/** Which of the given stations (a gateway's own) have unclaimed `dispatching` operations. */
+export async function stationsWithUnclaimedOperations({
+  db,
+  stationIds,
+}: {
+  db: Db;
+  stationIds: number[];
+}): Promise<number[]> {
+  if (!stationIds.length) return [];
+  const rows = await db.$queryRaw<{ station_id: number }[]>`
+    SELECT DISTINCT station_id FROM operations
+     WHERE status = 'dispatching' AND claimed_by IS NULL AND station_id = ANY(${stationIds}::int[])`;
+  return rows.map((r) => r.station_id);
+}
