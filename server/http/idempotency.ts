@@ -86,11 +86,12 @@ export async function withIdempotency(
         return { status: existing.responseStatus, body: existing.responseBody, replayed: true };
       }
       const response = await run(tx);
-      // The body as JSON text, as Prisma writes a Json column; no body (a 204) leaves it NULL.
+      // The body as JSON text, kept as sent (a `json` column), so a replay has the same keys in the
+      // same order; no body (a 204) leaves it NULL.
       const body = response.body === undefined ? null : JSON.stringify(response.body);
       await tx.$executeRaw`
         UPDATE idempotency_records
-           SET response_status = ${response.status}, response_body = ${body}::jsonb,
+           SET response_status = ${response.status}, response_body = ${body}::json,
                completed_at = ${new Date()}
          WHERE api_key_id = ${scope.apiKeyId} AND key = ${scope.key}`;
       return { ...response, replayed: false };
