@@ -250,6 +250,7 @@ test.describe.serial("every console page at a phone's 390 px", () => {
       ],
       ["ocpp-domains", `${t}/ocpp-domains`, (p) => expect(p.getByTestId("record")).toHaveCount(2)],
       ["tariffs", `${t}/tariffs`],
+      ["device-batches", `${t}/device-batches`],
       ["bills", `${t}/bills`, (p) => expect(p.getByTestId("bill-row")).toHaveCount(2)],
       ["bill", `${t}/bills/${bill.id}`],
       ["bill-external", `${t}/bills/${String(session.bill_id)}`],

@@ -165,7 +165,6 @@ export function DeviceBatchesPage({ tenantId }: { tenantId: number }) {
               <input
                 type="radio"
                 name="batch-kind"
-                className="size-5"
                 checked={kind === "firmware"}
                 onChange={() => setKind("firmware")}
               />
@@ -175,7 +174,6 @@ export function DeviceBatchesPage({ tenantId }: { tenantId: number }) {
               <input
                 type="radio"
                 name="batch-kind"
-                className="size-5"
                 checked={kind === "diagnostics"}
                 onChange={() => setKind("diagnostics")}
               />
