@@ -19,7 +19,7 @@ export const PACE_MAX_WAIT_MS = 30_000;
  * only then does the gateway parse it, check its password and record its connection. A reconnect
  * storm (a gateway killed and its chargers all back at once) then costs the machine a steady share
  * of its CPU instead of all of it, so the chargers already connected, here and on the other
- * gateways, keep their answers' times (bench/README.md, "A killed gateway").
+ * gateways, keep their answers' times (bench/README.md, "A killed gateway, paced").
  *
  * The line is round-robin by client address (`createCheckQueue`, as the password checks are), so
  * a flood from one address is served in turn with everyone else and holds at most a quarter of

@@ -10,15 +10,6 @@ import { z } from "zod";
  * The only reader of process.env. Every setting is validated once; a bad value stops start-up
  * with a one-line reason (see loadEnv / EnvError).
  */
-/**
- * New charger connections the gateways take a second, all together (each process its share):
- * what a reconnect storm may cost the machine (ocpp/handshake-pace.ts, bench/README.md). At 300,
- * 20,000 chargers take 67 s of turns (the goal is 2 minutes); it is about half the rate this
- * 2-core machine admits at most (~565 a second), and above the 200 new chargers a second
- * `storm.ts` asks.
- */
-export const DEFAULT_OCPP_HANDSHAKES_PER_SECOND = 300;
-
 const port = (fallback: number) =>
   z.coerce
     .number({ error: "must be a port number" })
@@ -38,6 +29,15 @@ const url = (protocols: string[]) =>
     },
     `must be a URL starting with ${protocols.map((p) => `${p}//`).join(" or ")}`,
   );
+
+/**
+ * New charger connections the gateways take a second, all together (each process its share):
+ * what a reconnect storm may cost the machine (ocpp/handshake-pace.ts, bench/README.md). At 300,
+ * 20,000 chargers take 67 s of turns (the goal is 2 minutes); it is about half the rate this
+ * 2-core machine admits at most (~565 a second), and above the 200 new chargers a second
+ * `storm.ts` asks.
+ */
+export const DEFAULT_OCPP_HANDSHAKES_PER_SECOND = 300;
 
 const schema = z.object({
   PORT: port(3000),
