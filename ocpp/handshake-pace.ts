@@ -7,9 +7,10 @@ import { meteredHandshake } from "./metrics";
 /**
  * Longest an upgrade waits for the pace before it is answered 503 (its charger retries). Long, so
  * a storm waits in the line rather than coming back again and again: a refused handshake costs both
- * sides a connection, a request and an answer, and refusing most of a storm every second cost more
- * CPU than admitting it (bench/README.md, "A killed gateway, paced"). A waiting upgrade costs its
- * socket's memory and no CPU; a charger that gives up sooner closes it and leaves the line.
+ * sides a connection, a request and an answer, and a 5 s line, refusing most of a storm every
+ * second, left the connected chargers slower answers than a 30 s one (bench/README.md, "A killed
+ * gateway, paced"). A waiting upgrade costs its socket's memory and no CPU; a charger that gives up
+ * sooner closes it and leaves the line.
  */
 export const PACE_MAX_WAIT_MS = 30_000;
 
