@@ -24,12 +24,13 @@ export type OperationRunnerOptions = {
 
 /**
  * Sends operations to the chargers this gateway holds, whatever their kind. The API writes a
- * `dispatching` operation and NOTIFYs `operations` with its station and id; every gateway hears it,
- * the others drop it unread, and the one holding the station's socket dispatches it (`dispatchOperation`: claimed before it is sent, so exactly once;
- * an unconfirmed send becomes `unknown`, never resent), a station's operations one after another in
- * the order they were written (`inLine`). A missed notification is caught by the
- * operation sweep (a cron job, `server/operations/operation-jobs.ts`), which enqueues `jobs`, this
- * gateway's re-dispatch job, on the gateway's own queue: the process's runner must serve it.
+ * `dispatching` operation and NOTIFYs `operations` with its station and id; every gateway hears
+ * it, the others drop it unread, and the one holding the station's socket dispatches it
+ * (`dispatchOperation`: claimed before it is sent, so exactly once; an unconfirmed send becomes
+ * `unknown`, never resent), a station's operations one after another in the order they were
+ * written (`inLine`). A missed notification is caught by the operation sweep (a cron job,
+ * `server/operations/operation-jobs.ts`), which enqueues `jobs`, this gateway's re-dispatch job,
+ * on the gateway's own queue: the process's runner must serve it.
  */
 export async function runOperations(options: OperationRunnerOptions) {
   const { db, gatewayId } = options;
@@ -66,8 +67,9 @@ export async function runOperations(options: OperationRunnerOptions) {
   }
 
   /**
-   * An operation to send (a notice without its station, the sweep's re-dispatch, `sendAndSettle`): its
-   * station's line is run, and this resolves once the line has sent what it found, this one too.
+   * An operation to send (a notice in the older form, without its station, or `sendAndSettle`):
+   * its station's line is run, and this resolves once the line has sent what it found, this one
+   * too.
    */
   async function dispatch(operationId: string) {
     let stationId: number | null;
