@@ -22,12 +22,15 @@ export function createOcppServer({
   gateway,
   db,
   tls,
+  metricsExposition,
 }: {
   gateway: Gateway;
   db: Db;
   tls?: TlsFiles;
+  /** what `/metrics` answers, when not this process's own registry (a group's) */
+  metricsExposition?: () => Promise<string>;
 }) {
-  const handler = ocppRequests(gateway, db);
+  const handler = ocppRequests(gateway, db, metricsExposition);
   const server = tls
     ? https.createServer(
         { cert: fs.readFileSync(tls.certPath), key: fs.readFileSync(tls.keyPath) },
@@ -51,11 +54,13 @@ export function createDomainTlsServer({
   db,
   certificates,
   defaultTls,
+  metricsExposition,
 }: {
   gateway: Gateway;
   db: Db;
   certificates: Pick<DomainCertificates, "SNICallback">;
   defaultTls?: TlsFiles;
+  metricsExposition?: () => Promise<string>;
 }) {
   const server = https.createServer(
     {
@@ -65,13 +70,17 @@ export function createDomainTlsServer({
         key: fs.readFileSync(defaultTls.keyPath),
       }),
     },
-    ocppRequests(gateway, db),
+    ocppRequests(gateway, db, metricsExposition),
   );
   server.on("upgrade", (req, socket, head) => gateway.handleUpgrade(req, socket, head));
   return server;
 }
 
-function ocppRequests(gateway: Gateway, db: Db): http.RequestListener {
+function ocppRequests(
+  gateway: Gateway,
+  db: Db,
+  metricsExposition?: () => Promise<string>,
+): http.RequestListener {
   return (req, res) => {
     if (req.method === "GET" && req.url === "/health") {
       db.$queryRaw`SELECT 1`
@@ -95,7 +104,7 @@ function ocppRequests(gateway: Gateway, db: Db): http.RequestListener {
       return;
     }
     if (req.method === "GET" && req.url === "/metrics") {
-      metricsAnswer(req.headers.authorization)
+      metricsAnswer(req.headers.authorization, undefined, metricsExposition)
         .then(({ status, headers, body }) => res.writeHead(status, headers).end(body))
         .catch(() => res.destroy());
       return;

@@ -14,6 +14,8 @@ import { envOrExit } from "../server/env";
 import { DEFAULT_QUEUE } from "../server/jobs/define-job";
 import { startJobRunner } from "../server/jobs/runner";
 import { log } from "../server/log";
+import { joinMetricsGroup, PROCESS_NAME_VARIABLE } from "../server/metrics/process-group";
+import { metrics } from "../server/metrics/registry";
 import { createGateway } from "./gateway";
 import { ownHosts } from "../server/ocpp-domains/manage-domains";
 import { startDomainCertificates } from "./domain-certificates";
@@ -72,7 +74,16 @@ async function main() {
     definitions: [...BACKGROUND_JOBS, ...gateway.jobs],
     queues: [DEFAULT_QUEUE, gateway.queue],
   });
-  const server = createOcppServer({ gateway, db: db(), ...(tls ? { tls } : {}) });
+  // Several processes on one port under `npm start`: a scrape of /metrics answers all of them.
+  const metricsExposition =
+    config.ocppProcesses > 1 && process.connected
+      ? joinMetricsGroup(
+          () => metrics().registry.getMetricsAsJSON(),
+          process.env[PROCESS_NAME_VARIABLE] ?? `ocpp-${process.pid}`,
+        )
+      : undefined;
+  const exposition = metricsExposition ? { metricsExposition } : {};
+  const server = createOcppServer({ gateway, db: db(), ...exposition, ...(tls ? { tls } : {}) });
   // A reconnect storm opens thousands of connections at once: past the accept queue (Node's
   // default 511) the kernel drops them and each charger waits out a TCP retransmit. The kernel
   // caps this at net.core.somaxconn.
@@ -86,6 +97,7 @@ async function main() {
         gateway,
         db: db(),
         certificates,
+        ...exposition,
         ...(tls ? { defaultTls: tls } : {}),
       })
     : null;

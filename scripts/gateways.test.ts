@@ -4,6 +4,7 @@ import { call, idem } from "../testing/api";
 import { aLocation, aTenantWithKey, uniqueStationName } from "../testing/builders";
 import { aFreePort } from "../testing/gateway-process";
 import { aCharger, waitUntil } from "../testing/ocpp";
+import { parseMetrics, sumOf } from "../testing/read-metrics";
 import { superviseGateways, type GatewayFleet } from "./gateways";
 
 /**
@@ -12,6 +13,16 @@ import { superviseGateways, type GatewayFleet } from "./gateways";
  */
 const PASSWORD = "two-gateways-password-1";
 const CHARGERS = 16;
+const METRICS_TOKEN = "two-gateways-metrics-token-0123456789";
+
+/** A scrape of the shared port's /metrics (it reaches whichever process the kernel picks). */
+async function scrape(port: number) {
+  const response = await fetch(`http://127.0.0.1:${port}/metrics`, {
+    headers: { authorization: `Bearer ${METRICS_TOKEN}` },
+  });
+  expect(response.status).toBe(200);
+  return parseMetrics(await response.text());
+}
 
 let fleet: GatewayFleet | undefined;
 afterAll(async () => {
@@ -30,12 +41,12 @@ async function bootedCharger(url: string, name: string) {
 }
 
 describe("several gateway processes under npm start", () => {
-  it("share one port; one killed with SIGKILL is restarted on its own, its chargers reconnect, the other's chargers stay connected", async () => {
+  it("share one port; one killed with SIGKILL is restarted on its own, its chargers reconnect, the other's chargers stay connected; /metrics answers for both", async () => {
     const port = await aFreePort();
     const lines: string[] = [];
     fleet = superviseGateways({
       count: 2,
-      env: { ...process.env, OCPP_PORT: String(port), LOG_LEVEL: "info" },
+      env: { ...process.env, OCPP_PORT: String(port), LOG_LEVEL: "info", METRICS_TOKEN },
       log: (line) => lines.push(line),
       labelWidth: 5,
       backoff: { initialMs: 200, maxMs: 1_000, resetAfterMs: 60_000 },
@@ -79,6 +90,25 @@ describe("several gateway processes under npm start", () => {
     expect(onOne.length).toBeGreaterThan(0);
     expect(onTwo.length).toBeGreaterThan(0);
 
+    // every scrape, whichever process takes it, has both processes' series, each by its name
+    for (let i = 0; i < 6; i++) {
+      const samples = await scrape(port);
+      const connections = (process: string) =>
+        sumOf(samples, "chargecloud_ocpp_connections", { process });
+      expect([connections("ocpp1"), connections("ocpp2")]).toEqual([onOne.length, onTwo.length]);
+      expect(sumOf(samples, "chargecloud_process_up")).toBe(2);
+      expect(
+        sumOf(samples, "chargecloud_ocpp_handshakes_total", {
+          outcome: "accepted",
+          process: "ocpp1",
+        }),
+      ).toBeGreaterThanOrEqual(onOne.length);
+    }
+    const started = (samples: ReturnType<typeof parseMetrics>) =>
+      sumOf(samples, "process_start_time_seconds", { process: "ocpp1" });
+    const firstStart = started(await scrape(port));
+    expect(firstStart).toBeGreaterThan(0);
+
     const closed = new Set<string>();
     chargers.forEach((charger, i) => charger.once("close", () => closed.add(names[i]!)));
 
@@ -117,6 +147,14 @@ describe("several gateway processes under npm start", () => {
       async () => (await Promise.all(onOne.map(holder))).every((id) => id !== null && live.has(id)),
       15_000,
     );
+    // the restarted process's series are its own (a new start time), the other's kept counting
+    const after = await scrape(port);
+    expect(sumOf(after, "chargecloud_process_up", { process: "ocpp1" })).toBe(1);
+    expect(started(after)).toBeGreaterThan(firstStart);
+    expect(
+      sumOf(after, "chargecloud_ocpp_connections", { process: "ocpp1" }) +
+        sumOf(after, "chargecloud_ocpp_connections", { process: "ocpp2" }),
+    ).toBe(CHARGERS);
     await Promise.all([...again, ...chargers].map((c) => c.close({ force: true })));
   }, 180_000);
 });

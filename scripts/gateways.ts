@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
+import { PROCESS_NAME_VARIABLE, serveMetricsGroup } from "../server/metrics/process-group";
 import { supervise, type Backoff, type Supervised } from "./supervise";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
@@ -14,7 +15,8 @@ const ROOT = path.resolve(import.meta.dirname, "..");
  * Names: `ocpp` for one process (as before), `ocpp1` … `ocppN` for several; each start and death is
  * logged under its name with its pid. Each process tells over its IPC channel when it listens and
  * which gateway id it runs as (`listening`), since a probe of the shared port's /health reaches
- * whichever process the kernel picks.
+ * whichever process the kernel picks. For the same reason a scrape of /metrics gathers every
+ * process's metrics through this process (server/metrics/process-group.ts).
  */
 export type GatewayProcess = {
   name: string;
@@ -44,6 +46,9 @@ export function superviseGateways(options: {
   backoff?: Backoff;
 }): GatewayFleet {
   const { count, env, log } = options;
+  const metricsGroup = serveMetricsGroup(() =>
+    processes.map((p) => ({ name: p.name, child: p.supervised.current() })),
+  );
   const processes = Array.from({ length: count }, (_, index): GatewayProcess => {
     const name = gatewayName(index, count);
     let listening: { gatewayId: string; pid: number } | undefined;
@@ -57,6 +62,7 @@ export function superviseGateways(options: {
         child.on("message", (message: { ocpp?: string; gateway_id?: string; pid?: number }) => {
           if (message.ocpp === "listening" && message.gateway_id && child.pid)
             listening = { gatewayId: message.gateway_id, pid: child.pid };
+          if (count > 1) metricsGroup(child, message);
         });
         options.onStart?.(name, child);
       },
@@ -65,7 +71,7 @@ export function superviseGateways(options: {
       start: () =>
         spawn(process.execPath, ["--conditions=react-server", "--import", "tsx", "ocpp/main.ts"], {
           cwd: ROOT,
-          env: { ...env, OCPP_PROCESSES: String(count) },
+          env: { ...env, OCPP_PROCESSES: String(count), [PROCESS_NAME_VARIABLE]: name },
           stdio: ["ignore", "pipe", "pipe", "ipc"],
         }),
     });

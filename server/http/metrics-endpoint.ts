@@ -12,11 +12,13 @@ export type MetricsAnswer = { status: number; headers: Record<string, string>; b
  * when `METRICS_TOKEN` is set, to a scraper that sends it as a bearer token (compared in constant
  * time); without the setting `/metrics` does not exist (404), as on a process that never had it.
  * One token for every process, on each process's own port: a scraper needs no other address, and
- * a proxy in front of the web process may still keep the path to itself.
+ * a proxy in front of the web process may still keep the path to itself. `exposition` is what a
+ * scrape answers: this process's registry, or a group's (server/metrics/process-group.ts).
  */
 export async function metricsAnswer(
   authorization: string | null | undefined,
   token: string | null = env().metricsToken,
+  exposition: () => Promise<string> = () => metrics().registry.metrics(),
 ): Promise<MetricsAnswer> {
   if (token === null)
     return refusal(
@@ -28,11 +30,10 @@ export async function metricsAnswer(
       new DomainError("unauthenticated", "Send the metrics token: Authorization: Bearer <token>."),
       { "WWW-Authenticate": 'Bearer realm="metrics"' },
     );
-  const { registry } = metrics();
   return {
     status: 200,
-    headers: { "Content-Type": registry.contentType, "Cache-Control": "no-store" },
-    body: await registry.metrics(),
+    headers: { "Content-Type": metrics().registry.contentType, "Cache-Control": "no-store" },
+    body: await exposition(),
   };
 }
 
