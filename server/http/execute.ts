@@ -8,7 +8,7 @@ import { isProjectScope, missingScopes } from "../access/scopes";
 import { log } from "../log";
 import type { ApiVersion } from "../versions";
 import { locateFields } from "./errors";
-import { readIdempotencyKey, withIdempotency } from "./idempotency";
+import { idempotencyRecorded, readIdempotencyKey, withIdempotency } from "./idempotency";
 import type { RouteDef } from "./route";
 import { illFormedTextIssues, parseOrThrow } from "./validation";
 import { deprecationHeaders } from "./versions";
@@ -46,8 +46,8 @@ export type RouteOutcome = { status: number; body: unknown; replayed: boolean };
 /**
  * Runs one route after its transport authenticated the caller: audience, path tenant (404, the
  * same answer whether or not it exists), scopes (403), params and query (422), Idempotency-Key
- * (400), body (422), then the handler, inside the idempotency transaction where declared, then
- * `afterCommit`. Whatever fails is thrown as a `DomainError`, its fields located (path, query or
+ * (400), body (422), the route's `prepare` (outside any transaction), then the handler, inside
+ * the idempotency transaction where declared, then `afterCommit`. Whatever fails is thrown as a `DomainError`, its fields located (path, query or
  * body); an unexpected failure is logged and becomes `internal_error` (or `service_unavailable`
  * when the database does not answer).
  */
@@ -140,8 +140,21 @@ async function run(
     if (body && typeof body === "object" && (body as Record<string, unknown>)[field] !== undefined)
       Object.assign(headers, deprecationHeaders(deprecation));
 
+  // The route's slow work without the database, before its transaction (unless a live record of
+  // the key will answer: a replay needs none of it).
+  const prepared =
+    def.prepare &&
+    !(
+      idempotencyKey &&
+      caller &&
+      (await idempotencyRecorded(rootDb, caller.actorId, idempotencyKey))
+    )
+      ? await def.prepare({ body })
+      : undefined;
+
   const handle = async (db: Db | DbTx) => {
     const result = await def.handler({
+      prepared,
       params,
       query,
       body,

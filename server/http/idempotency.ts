@@ -44,6 +44,19 @@ export function readIdempotencyKey(header: string | null, required: boolean): st
   return header;
 }
 
+/**
+ * Does this key have a live record (answered, or in progress)? Read outside any transaction, to
+ * skip a route's `prepare` for a request its record will replay or refuse; a record that goes
+ * meanwhile (its request rolled back) leaves the work to the handler.
+ */
+export async function idempotencyRecorded(db: Db, apiKeyId: string, key: string) {
+  const rows = await db.$queryRaw<unknown[]>`
+    SELECT 1 FROM idempotency_records
+     WHERE api_key_id = ${apiKeyId} AND key = ${key}
+       AND created_at >= now() - make_interval(hours => ${IDEMPOTENCY_TTL_HOURS})`;
+  return rows.length > 0;
+}
+
 export type StoredResponse = { status: number; body: unknown; replayed: boolean };
 
 export async function withIdempotency(

@@ -68,6 +68,7 @@ export type RouteDef<
   O extends string = string,
   M extends Method = Method,
   I extends Idempotency | undefined = Idempotency | undefined,
+  X = unknown,
 > = {
   method: M;
   /** OpenAPI-style template, e.g. `/v1/tenants/{tenant_id}/stations/{station_id}` */
@@ -107,6 +108,14 @@ export type RouteDef<
    * state on a replay).
    */
   afterCommit?: (args: { body: unknown; replayed: boolean; rootDb: Db }) => Promise<unknown>;
+  /**
+   * Slow work that needs no database (hashing passwords), run on the parsed body before the
+   * request's idempotency transaction opens, so no database connection waits on it; its result is
+   * the handler's `prepared`. Skipped (`prepared` undefined, the handler does the work itself) when
+   * the Idempotency-Key already has a live record: the transaction then replays or refuses it, as a
+   * rule, without the work.
+   */
+  prepare?(args: { body: Parsed<B, undefined> }): Promise<X>; // (a method, as `handler` is)
   // A method, not a function property: a route with its own types is still a `RouteDef`.
   handler(
     ctx: HandlerContext<
@@ -114,7 +123,7 @@ export type RouteDef<
       Parsed<Q, Record<string, never>>,
       Parsed<B, undefined>,
       A
-    >,
+    > & { prepared: X | undefined },
   ): Promise<HandlerResult<z.input<R>>> | HandlerResult<z.input<R>>;
 };
 
@@ -128,6 +137,7 @@ export function defineRoute<
   Q extends AnyObject | undefined = undefined,
   B extends z.ZodType | undefined = undefined,
   I extends Idempotency | undefined = undefined,
->(def: RouteDef<P, Q, B, A, R, O, M, I>): RouteDef<P, Q, B, A, R, O, M, I> {
+  X = unknown,
+>(def: RouteDef<P, Q, B, A, R, O, M, I, X>): RouteDef<P, Q, B, A, R, O, M, I, X> {
   return def;
 }

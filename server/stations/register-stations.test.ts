@@ -209,6 +209,54 @@ describe("POST /v1/tenants/{tenant_id}/stations/bulk", () => {
     expect(retried.body.created).toBe(1);
   });
 
+  it("hashes the passwords before its transaction opens, and not at all for a replay", async () => {
+    const t = await aTenantWithKey();
+    const location = await aLocation(t.tenantId, t.key);
+    const body = {
+      stations: [0, 1, 2].map(() => ({
+        name: uniqueStationName("HB"),
+        location_id: location.id,
+        connector_count: 1,
+        password: PASSWORD,
+      })),
+    };
+    const pool = passwordPool();
+    const hashAll = pool.hashAll.bind(pool);
+    // the real pool, watched: what transactions this database has open when a hashing starts
+    const openWhenHashing: number[] = [];
+    const watched = vi.spyOn(pool, "hashAll").mockImplementation(async (passwords) => {
+      const [open] = await db().$queryRaw<{ n: number }[]>`
+        SELECT count(*)::int AS n FROM pg_stat_activity
+         WHERE datname = current_database() AND pid <> pg_backend_pid()
+           AND state LIKE 'idle in transaction%'`;
+      openWhenHashing.push(open!.n);
+      return hashAll(passwords);
+    });
+    try {
+      const key = idem();
+      const first = await bulk(t.tenantId, t.key, body, key);
+      expect(first.status).toBe(200);
+      expect(first.body.created).toBe(3);
+      expect(watched).toHaveBeenCalledTimes(1);
+      expect(watched.mock.calls[0]![0]).toHaveLength(3);
+      expect(openWhenHashing).toEqual([0]);
+      // the replay answers from the record, hashing nothing
+      const replay = await bulk(t.tenantId, t.key, body, key);
+      expect(replay.headers.get("idempotent-replayed")).toBe("true");
+      expect(replay.body).toEqual(first.body);
+      expect(watched).toHaveBeenCalledTimes(1);
+    } finally {
+      watched.mockRestore();
+    }
+    const stored = await db().station.findMany({
+      where: { tenantId: t.tenantId },
+      select: { passwordHash: true },
+    });
+    expect(stored).toHaveLength(3);
+    for (const { passwordHash } of stored)
+      expect(await verifyPassword(PASSWORD, passwordHash!)).toBe(true);
+  });
+
   it("a bulk-registered station's password authenticates a strict ocpp-rpc charger (verifier and scrypt paths); a wrong one is 401", async () => {
     const t = await aTenantWithKey();
     const location = await aLocation(t.tenantId, t.key);

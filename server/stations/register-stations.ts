@@ -31,8 +31,10 @@ import { registerStationBody, stationSchema } from "./station-schema";
  *   replays it exactly, refused items included: send those again, fixed, with a new key.
  *
  * Passwords stay scrypt with the same parameters (server/lib/passwords.ts); the speed comes from
- * hashing them all at once on a worker pool of one thread per core (server/lib/password-pool.ts)
- * and from a constant number of database round trips per request instead of per station: one
+ * hashing them all at once on a worker pool of one thread per core (server/lib/password-pool.ts),
+ * before the request's transaction opens (`hashStationPasswords`, the route's `prepare`: no
+ * database connection waits on scrypt, up to seconds for 100 passwords), and from a constant
+ * number of database round trips per request instead of per station: one
  * check, one statement that inserts the stations with their EVSEs and connectors, one that stores
  * the keyed verifiers, one read of what was made. A password given here is the station's initial
  * one: it is stored with its keyed verifier, as the credentials route stores one for an offline
@@ -42,8 +44,9 @@ export const MAX_BULK_STATIONS = 100;
 
 /**
  * Passwords the pool may have waiting, per thread, before a bulk request is refused 503
- * `service_unavailable` (Retry-After) rather than queued: about 14 s of scrypt (35 ms each here),
- * so the hashing of an accepted request ends well inside its transaction's 30 s.
+ * `service_unavailable` (Retry-After) rather than queued: about 14 s of scrypt (35 ms each on the
+ * machine bench/README.md names), so an accepted request waits seconds for its passwords, not
+ * minutes (and a hashing that must run inside the transaction ends well inside its 30 s).
  */
 export const MAX_HASH_BACKLOG_PER_THREAD = 400;
 
@@ -118,14 +121,55 @@ function parseItem(index: number, raw: unknown): BulkStationItem | DomainError {
 
 type Pending = { index: number; input: BulkStationItem; nameKey: string };
 
+/** The scrypt hashes of a request's passwords, by item index. */
+export type StationPasswordHashes = ReadonlyMap<number, string>;
+
+/**
+ * Hashes passwords all at once on the pool's threads (not this one, not libuv's); refuses 503
+ * while the pool has too many waiting, before any is hashed.
+ */
+async function hashPasswords(
+  items: readonly { index: number; password: string }[],
+): Promise<Map<number, string>> {
+  if (items.length === 0) return new Map();
+  const pool = passwordPool();
+  if (pool.backlog() >= pool.size * MAX_HASH_BACKLOG_PER_THREAD)
+    throw new DomainError(
+      "service_unavailable",
+      "Too many station passwords are being hashed right now; retry shortly (the same Idempotency-Key makes the retry safe).",
+      { passwords_waiting: pool.backlog() },
+      { retryAfterSeconds: 5 },
+    );
+  const hashes = await pool.hashAll(items.map((item) => item.password));
+  return new Map(items.map((item, i) => [item.index, hashes[i]!]));
+}
+
+/**
+ * The passwords of a bulk request's well-formed items, hashed: the route's `prepare`, run before
+ * its idempotency transaction opens. An item refused later (its name taken…) was hashed for
+ * nothing, which costs a thread of the pool, not a database connection.
+ */
+export function hashStationPasswords(items: readonly unknown[]): Promise<StationPasswordHashes> {
+  const withPassword: { index: number; password: string }[] = [];
+  items.forEach((raw, index) => {
+    const parsed = parseItem(index, raw);
+    if (!(parsed instanceof DomainError) && parsed.password !== undefined)
+      withPassword.push({ index, password: parsed.password });
+  });
+  return hashPasswords(withPassword);
+}
+
 export async function registerStations({
   db,
   tenantId,
   items,
+  hashes = new Map(),
 }: {
   db: DbTx;
   tenantId: number;
   items: readonly unknown[];
+  /** the passwords hashed before the transaction (`hashStationPasswords`); others are hashed here */
+  hashes?: StationPasswordHashes;
 }) {
   await requireTenantNotSuspended(db, tenantId);
   const results = new Array<Result | undefined>(items.length);
@@ -176,18 +220,15 @@ export async function registerStations({
     });
   }
 
-  // The passwords, all at once, on the pool's threads (not this one, not libuv's).
-  const withPassword = pending.filter((p) => p.input.password !== undefined);
-  const pool = passwordPool();
-  if (withPassword.length > 0 && pool.backlog() >= pool.size * MAX_HASH_BACKLOG_PER_THREAD)
-    throw new DomainError(
-      "service_unavailable",
-      "Too many station passwords are being hashed right now; retry shortly (the same Idempotency-Key makes the retry safe).",
-      { passwords_waiting: pool.backlog() },
-      { retryAfterSeconds: 5 },
-    );
-  const hashes = await pool.hashAll(withPassword.map((p) => p.input.password!));
-  const hashOf = new Map(withPassword.map((p, i) => [p.index, hashes[i]!]));
+  // Hashed before the transaction as a rule; here only when that step was skipped (its key had a
+  // record then, which went before this transaction claimed it).
+  const unhashed = pending.filter((p) => p.input.password !== undefined && !hashes.has(p.index));
+  const hashOf = new Map([
+    ...hashes,
+    ...(await hashPasswords(
+      unhashed.map((p) => ({ index: p.index, password: p.input.password! })),
+    )),
+  ]);
 
   // One statement: the stations, one EVSE per connector, each EVSE's connector. A name or
   // reference another request registered meanwhile is skipped here (ON CONFLICT) and told below.

@@ -7,6 +7,7 @@ import { moveStation } from "../../stations/move-station";
 import { registerStation } from "../../stations/register-station";
 import {
   MAX_BULK_STATIONS,
+  hashStationPasswords,
   registerStations,
   registerStationsBody,
   registerStationsBodyDoc,
@@ -92,8 +93,14 @@ export const stationRoutes = [
     status: 200,
     response: registerStationsResponse,
     errors: ["billing_suspended"],
-    handler: async ({ params, body, db }) => ({
-      body: await registerStations({ tenantId: params.tenant_id, items: body.stations, db }),
+    prepare: ({ body }) => hashStationPasswords(body.stations),
+    handler: async ({ params, body, db, prepared }) => ({
+      body: await registerStations({
+        tenantId: params.tenant_id,
+        items: body.stations,
+        db,
+        ...(prepared && { hashes: prepared }),
+      }),
     }),
   }),
   defineRoute({
