@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { db } from "../server/db";
 import { localListSyncJob } from "../server/local-lists/auto-sync";
+import { SEND_RETRY_MS } from "../server/local-lists/operation-kinds/local-list";
 import { call, idem } from "../testing/api";
 import { aLiveGateway } from "../testing/live-gateway";
 import { aRecordingCharger, type Answer } from "../testing/recording-charger";
@@ -160,6 +161,63 @@ describe("local lists kept in step with the tokens", () => {
         ],
       });
       await waitUntil(async () => (await s.state()).version === 3);
+      expect(await s.state()).toMatchObject({ in_step: true, entries: 2 });
+    } finally {
+      await s.close();
+    }
+  });
+
+  it("a version left unanswered is sent again by itself, full, after the retry delay, doubled for the next", async () => {
+    let hold = false;
+    const s = await setup("ocpp1.6", async () => {
+      if (hold) await new Promise(() => {}); // never answered: the send ends unknown
+      return { status: "Accepted" };
+    });
+    try {
+      await s.issue("TAG-R1");
+      await s.issue("TAG-R2");
+      await call("POST", `${s.base}/local-list`, {
+        key: s.key,
+        body: { update_type: "full" },
+        idempotencyKey: idem(),
+      });
+      hold = true;
+      await s.block("TAG-R1");
+      await waitUntil(() => s.sends().length === 2);
+      const unanswered = () =>
+        db().operation.count({
+          where: { stationId: s.station.id, scope: "station.local_list_send", status: "unknown" },
+        });
+      const job = `local_list.sync:${s.station.id}`;
+      /** the sync armed again, `delay` from now; its time then comes (moved here, not waited for) */
+      const retried = async (delay: number) => {
+        const armed = await db().job.findUniqueOrThrow({ where: { id: job } });
+        expect(armed.status).toBe("queued");
+        const wait = armed.runAt.getTime() - Date.now();
+        expect(wait).toBeGreaterThan(delay - 10_000);
+        expect(wait).toBeLessThanOrEqual(delay);
+        await db().$executeRaw`UPDATE jobs SET run_at = now() WHERE id = ${job}`;
+        await db().$executeRaw`SELECT pg_notify('jobs', ${armed.queue})`;
+      };
+      await waitUntil(async () => (await unanswered()) === 1, 15_000);
+      expect(s.sends()).toHaveLength(2);
+      // SEND_RETRY_MS after the first unanswered send, then twice that: both full, version 2 again
+      await retried(SEND_RETRY_MS);
+      await waitUntil(() => s.sends().length === 3);
+      await waitUntil(async () => (await unanswered()) === 2, 15_000);
+      hold = false;
+      await retried(2 * SEND_RETRY_MS);
+      await waitUntil(() => s.sends().length === 4);
+      expect(s.sends()[3]).toEqual(s.sends()[2]);
+      expect(s.sends()[2]).toEqual({
+        listVersion: 2,
+        updateType: "Full",
+        localAuthorizationList: [
+          { idTag: "TAG-R1", idTagInfo: { status: "Blocked" } },
+          { idTag: "TAG-R2", idTagInfo: { status: "Accepted" } },
+        ],
+      });
+      await waitUntil(async () => (await s.state()).version === 2);
       expect(await s.state()).toMatchObject({ in_step: true, entries: 2 });
     } finally {
       await s.close();

@@ -83,12 +83,13 @@ export const localListSyncJob = defineJob<StationJobPayload>({
 /**
  * Arms the list sync of the stations that keep a list (`local_list_version > 0`): every one of a
  * tenant whose tokens changed (issued, blocked, unblocked), or the named ones (a connect, a
- * confirmed send). Offline and busy stations are skipped by the sync and armed again by their
- * connect or the send's success.
+ * confirmed send, a send to try again after `delayMs`). Offline and busy stations are skipped by
+ * the sync and armed again by their connect or the send's settling.
  */
 export async function armListSyncs(
   tx: DbTx,
   which: { tenantId: number } | { stationIds: readonly number[] },
+  delayMs = LIST_SYNC_DELAY_MS,
 ) {
   if ("stationIds" in which && which.stationIds.length === 0) return;
   const where =
@@ -99,6 +100,6 @@ export async function armListSyncs(
     tx,
     localListSyncJob,
     Prisma.sql`SELECT id FROM stations WHERE ${where} AND ${KEPT}`,
-    LIST_SYNC_DELAY_MS,
+    delayMs,
   );
 }

@@ -1,4 +1,6 @@
+import type { DbTx } from "../../db";
 import { appendEvent } from "../../events/append-event";
+import type { Operation } from "../../generated/prisma/client";
 import { armListSyncs } from "../auto-sync";
 import { byChargerStatus, type OperationKind } from "../../operations/kinds/kind";
 import {
@@ -12,6 +14,30 @@ import {
 
 /** Answers after which the charger holds a list we do not know: the next send is full. */
 const FALL_BACK = new Set(["Failed", "VersionMismatch"]);
+
+/**
+ * A send with no confirmed answer, or a full update the charger answered `Failed`, is tried
+ * again by the station's sync (a full update of the same next version) after `SEND_RETRY_MS`,
+ * doubled for each earlier send since the station's last confirmed one, `SEND_RETRIES` times at
+ * most in a row; after that only a token change or a reconnect tries again, so a charger that
+ * cannot take a list is not asked for ever. (A blocked token must reach the charger: a lost
+ * answer alone must not leave it valid there until the next change.)
+ */
+export const SEND_RETRY_MS = 30_000;
+export const SEND_RETRIES = 5;
+
+async function tryAgainLater(tx: DbTx, operation: Operation, stationId: number) {
+  // the station's sends since its last confirmed one, this one aside
+  const [row] = await tx.$queryRaw<{ sends: number }[]>`
+    SELECT count(*)::int AS sends FROM operations
+     WHERE station_id = ${stationId} AND scope = ${SEND_SCOPE} AND id <> ${operation.id}
+       AND seq > coalesce((SELECT max(seq) FROM operations
+                            WHERE station_id = ${stationId} AND scope = ${SEND_SCOPE}
+                              AND status = 'succeeded'), 0)`;
+  const before = row?.sends ?? 0;
+  if (before >= SEND_RETRIES) return;
+  await armListSyncs(tx, { stationIds: [stationId] }, SEND_RETRY_MS * 2 ** before);
+}
 
 function v16Entry(c: ListChange) {
   if (!c.entry) return { idTag: c.token };
@@ -46,7 +72,8 @@ function v2Entry(c: ListChange) {
  * meanwhile. `Failed` or `VersionMismatch` to a differential: the held list is
  * forgotten and a full update of the next version is sent at once (once: a refused full update
  * does not fall back again). No confirmed answer: the held list is forgotten (the next send is
- * full). `NotSupported`: recorded, nothing else.
+ * full) and the send tried again later, as is a full update answered `Failed` (`SEND_RETRY_MS`).
+ * `NotSupported`: recorded, nothing else.
  */
 export const stationLocalListSend: OperationKind = {
   scope: SEND_SCOPE,
@@ -103,11 +130,17 @@ export const stationLocalListSend: OperationKind = {
       await armListSyncs(tx, { stationIds: [operation.stationId] });
       return;
     }
-    if (outcome.status === "unknown") return forgetHeldList(tx, operation.stationId);
+    if (outcome.status === "unknown") {
+      await forgetHeldList(tx, operation.stationId);
+      return tryAgainLater(tx, operation, operation.stationId);
+    }
     const word = outcome.result.charger_status;
     if (typeof word !== "string" || !FALL_BACK.has(word)) return;
     await forgetHeldList(tx, operation.stationId);
-    if (r.update_type !== "differential" || r.fallback_for) return;
+    if (r.update_type !== "differential" || r.fallback_for) {
+      if (word === "Failed") await tryAgainLater(tx, operation, operation.stationId);
+      return;
+    }
     await writeListSend({
       db: tx,
       tenantId: operation.tenantId,
