@@ -89,6 +89,51 @@ describe("new connections at a pace (OCPP_HANDSHAKES_PER_SECOND)", () => {
   });
 });
 
+describe("a pace refusal in the handshake histogram", () => {
+  it("is timed from the upgrade's arrival: its wait in the line", async () => {
+    const pace = createHandshakePace({ perSecond: 1, maxWaitMs: 600 });
+    const server = http.createServer();
+    server.on("upgrade", (req, socket) =>
+      pace.admit(req, socket, () => socket.end("HTTP/1.1 101 Switching Protocols\r\n\r\n")),
+    );
+    server.listen(0, "127.0.0.1");
+    await once(server, "listening");
+    const { port } = server.address() as net.AddressInfo;
+    const upgrade = async () => {
+      const socket = net.connect(port, "127.0.0.1");
+      await once(socket, "connect");
+      socket.write(
+        `GET /ocpp/x HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n`,
+      );
+      let answer = "";
+      socket.on("data", (chunk: Buffer) => (answer += chunk.toString()));
+      socket.on("error", () => undefined);
+      await once(socket, "close");
+      return answer;
+    };
+    const refusals = async () => {
+      const values = (await metrics().ocppHandshakeDuration.get()).values.filter(
+        (v) => v.labels.outcome === "refused",
+      );
+      const of = (name: string) =>
+        values.filter((v) => v.metricName === name).reduce((sum, v) => sum + v.value, 0);
+      return {
+        count: of("chargecloud_ocpp_handshake_duration_seconds_count"),
+        sum: of("chargecloud_ocpp_handshake_duration_seconds_sum"),
+      };
+    };
+    expect(await upgrade()).toMatch(/^HTTP\/1\.1 101/);
+    const before = await refusals();
+    // the next turn is a second away: this one waits its 600 ms in the line, then is refused
+    expect(await upgrade()).toMatch(/^HTTP\/1\.1 503/);
+    const after = await refusals();
+    expect(after.count - before.count).toBe(1);
+    expect(after.sum - before.sum).toBeGreaterThanOrEqual(0.55);
+    pace.close();
+    server.close();
+  });
+});
+
 describe("the pace's line when the gateway stops", () => {
   it("closes every waiting upgrade's socket at once, and takes no more", async () => {
     const pace = createHandshakePace({ perSecond: 1 });

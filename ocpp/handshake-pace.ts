@@ -2,7 +2,7 @@ import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import { chargerAddress } from "./auth-limits";
 import { createCheckQueue } from "./auth-queue";
-import { meteredHandshake } from "./metrics";
+import { meteredRefusal } from "./metrics";
 
 /**
  * Longest an upgrade waits for the pace before it is answered 503 (its charger retries). Long, so
@@ -64,6 +64,7 @@ export function createHandshakePace({
     const onError = () => socket.destroy();
     socket.once("close", onClose);
     socket.on("error", onError);
+    const refused = meteredRefusal();
     const address = chargerAddress(req.socket.remoteAddress, req.headers["x-forwarded-for"]);
     // Each upgrade is its own turn: names (one station at a time) are the gate's rule, later.
     void line.take(address, String((arrivals += 1)), left.signal).then((turn) => {
@@ -75,11 +76,8 @@ export function createHandshakePace({
         return upgrade(req, socket);
       }
       if (turn.reason === "gone") return socket.destroy();
-      const [, refuse] = meteredHandshake(
-        () => undefined,
-        () => refuseForPace(socket, retryAfterSeconds()),
-      );
-      refuse(503, "Service Unavailable");
+      refused(503);
+      refuseForPace(socket, retryAfterSeconds());
     });
   }
 

@@ -6,6 +6,16 @@ import { metrics } from "../server/metrics/registry";
  * keeps its shape. README.md, "Metrics", lists what they export.
  */
 
+/** Starts a handshake's timer; the returned function counts its answer, timed from now. */
+function handshakeTimer() {
+  const m = metrics();
+  const end = m.ocppHandshakeDuration.startTimer();
+  return (outcome: "accepted" | "refused", status: number) => {
+    m.ocppHandshakes.inc({ outcome, status: String(status) });
+    end({ outcome });
+  };
+}
+
 /**
  * Counts a handshake by the answer it gets: `accept` is 101 (the upgrade), `reject` its status.
  * The duration runs from the check's start to that answer.
@@ -14,12 +24,7 @@ export function meteredHandshake<A extends unknown[]>(
   accept: (...args: A) => void,
   reject: (code: number, message: string) => void,
 ): [(...args: A) => void, (code: number, message: string) => void] {
-  const m = metrics();
-  const end = m.ocppHandshakeDuration.startTimer();
-  const answered = (outcome: "accepted" | "refused", status: number) => {
-    m.ocppHandshakes.inc({ outcome, status: String(status) });
-    end({ outcome });
-  };
+  const answered = handshakeTimer();
   return [
     (...args) => {
       answered("accepted", 101);
@@ -30,6 +35,16 @@ export function meteredHandshake<A extends unknown[]>(
       reject(code, message);
     },
   ];
+}
+
+/**
+ * For an upgrade that may be refused before the check (the pace's line): call when it arrives;
+ * the returned function counts its refusal with `status`, timed from its arrival (its wait in the
+ * line). One let through is counted by the check's own `meteredHandshake`.
+ */
+export function meteredRefusal(): (status: number) => void {
+  const answered = handshakeTimer();
+  return (status) => answered("refused", status);
 }
 
 /**
