@@ -11,7 +11,12 @@ export type CallAdmissionOptions = {
    * timeout is commonly 30 s, ocpp-rpc's 60 s) and sends it again, or will.
    */
   maxWaitMs?: number;
+  /** told of each call answered busy, and why (metrics, a log line) */
+  onBusy?: (reason: BusyReason) => void;
 };
+
+/** Why a call was answered busy: the line was full when it came, or it waited past `maxWaitMs`. */
+export type BusyReason = "line_full" | "waited_too_long";
 
 export const DEFAULT_CALL_ADMISSION = { maxQueued: 50_000, maxWaitMs: 25_000 };
 
@@ -23,12 +28,21 @@ export const DEFAULT_CALL_ADMISSION = { maxQueued: 50_000, maxWaitMs: 25_000 };
  */
 export const ADMITTED_POOL_WAIT_MS = 30_000;
 
+const BUSY = Symbol("busy");
+
 /** The CALLERROR of a call the gateway had no turn for: nothing was recorded, send it again. */
-export const busyError = () =>
-  createRPCError(
-    "InternalError",
-    "The service is busy; the call was not recorded, retry it.",
-  ) as Error;
+export const busyError = (): Error =>
+  Object.assign(
+    createRPCError(
+      "InternalError",
+      "The service is busy; the call was not recorded, retry it.",
+    ) as Error,
+    { [BUSY]: true },
+  );
+
+/** Is this `busyError`'s (counted by `onBusy`, so not logged call by call)? */
+export const isBusyError = (error: unknown) =>
+  typeof error === "object" && error !== null && BUSY in error;
 
 /**
  * The gateway's own line for charger calls recorded one at a time in a transaction each (the
@@ -47,6 +61,7 @@ export function createCallAdmission({
   slots,
   maxQueued = DEFAULT_CALL_ADMISSION.maxQueued,
   maxWaitMs = DEFAULT_CALL_ADMISSION.maxWaitMs,
+  onBusy = () => undefined,
 }: CallAdmissionOptions) {
   type Waiting = { since: number; go: () => void; late: () => void };
   // A ring would do; an array with a moving head is as cheap, compacted as it empties.
@@ -65,6 +80,7 @@ export function createCallAdmission({
       }
       if (performance.now() - w.since > maxWaitMs) {
         expired++;
+        onBusy("waited_too_long");
         w.late();
         continue;
       }
@@ -82,6 +98,7 @@ export function createCallAdmission({
       if (running >= slots || head < line.length) {
         if (line.length - head >= maxQueued) {
           refused++;
+          onBusy("line_full");
           throw busyError();
         }
         await new Promise<void>((go, fail) =>

@@ -67,6 +67,8 @@ import { createCallWriter } from "./call-writer";
 import {
   ADMITTED_POOL_WAIT_MS,
   createCallAdmission,
+  isBusyError,
+  type BusyReason,
   type CallAdmissionOptions,
 } from "./call-admission";
 import { batchableMeterMessage } from "../server/charger-reports/meter-batch";
@@ -79,7 +81,7 @@ import { createLastSeen, type LastSeenOptions } from "./last-seen";
 import { createConnectionRecorder } from "./connection-recorder";
 import { releaseHandshake, type KeptHandshake } from "./release-handshake";
 import { createHandshakePace } from "./handshake-pace";
-import { countWaitingHandshakes } from "../server/metrics/registry";
+import { countInto, metrics } from "../server/metrics/registry";
 import { answerPolitely } from "./handlers/fallback";
 import { v16Batchable, v16Handlers } from "./handlers/v16";
 import { v2Batchable, v2Handlers } from "./handlers/v2";
@@ -89,6 +91,8 @@ import { finishStation, markName, markStation, nameIsStation } from "./phase-tra
 
 /** Charger calls that record nothing a retry could apply twice. */
 const STATELESS_ACTIONS = new Set(["Heartbeat", "Authorize"]);
+/** The shortest time between two log lines about calls answered busy. */
+const BUSY_LOG_MS = 10_000;
 
 /** Largest OCPP-J frame accepted; bigger frames close the connection (1009) before parsing. */
 export const MAX_FRAME_BYTES = 256 * 1024;
@@ -230,7 +234,7 @@ export async function createGateway({
   const limits = { ...DEFAULT_AUTH_LIMITS, ...auth.limits };
   const handshakePace = paceOptions ? createHandshakePace(paceOptions) : null;
   const uncountWaiting = handshakePace
-    ? countWaitingHandshakes(() => handshakePace.stats().waiting)
+    ? countInto("handshakesWaiting", () => handshakePace.stats().waiting)
     : () => undefined;
   const gate = createCheckQueue({ ...DEFAULT_HANDSHAKE_GATE, ...auth.gate });
   const checks = createCheckQueue({ ...DEFAULT_CHECK_QUEUE, ...auth.queue });
@@ -536,8 +540,34 @@ export async function createGateway({
    * OCPP CALLERROR and the connection stays up.
    */
   const batches = createCallWriter({ db });
+  /** calls answered busy since the last log line about them */
+  let busyUnlogged = 0;
+  let busyLoggedAt = -Infinity;
+  /**
+   * A call answered busy: counted in `chargecloud_ocpp_calls_busy_total`, and logged at most once
+   * every `BUSY_LOG_MS` with the number since the last line (a burst that overflows the line would
+   * otherwise write a line per call).
+   */
+  const noteBusy = (reason: BusyReason) => {
+    metrics().ocppCallsBusy.inc({ reason });
+    busyUnlogged++;
+    const now = performance.now();
+    if (now - busyLoggedAt < BUSY_LOG_MS) return;
+    log.warn("charger calls answered busy (not recorded; their chargers retry)", {
+      calls: busyUnlogged,
+      reason,
+      ...admission.stats(),
+    });
+    busyUnlogged = 0;
+    busyLoggedAt = now;
+  };
   /** calls recorded alone wait their turn here, not in the pool (ocpp/call-admission.ts) */
-  const admission = createCallAdmission({ slots: poolSizeOf(db) ?? 10, ...admissionOptions });
+  const admission = createCallAdmission({
+    slots: poolSizeOf(db) ?? 10,
+    onBusy: noteBusy,
+    ...admissionOptions,
+  });
+  const uncountCalls = countInto("callsWaiting", () => admission.stats().waiting);
 
   /** The first call as a ride with its connection's connect, or null when it cannot ride. */
   function rideAlong(
@@ -644,6 +674,8 @@ export async function createGateway({
       if (error instanceof ConnectionReplaced) {
         log.info("a call of a replaced connection was not recorded", { ...charger, method });
         connection.replaced();
+      } else if (isBusyError(error)) {
+        // counted and logged by `noteBusy`
       } else if (failure.refused)
         log.warn("charger call refused", { stationId: charger.stationId, method, error });
       else log.error("charger call failed", { stationId: charger.stationId, method, error });
@@ -687,6 +719,7 @@ export async function createGateway({
     close: async () => {
       clearInterval(heartbeat);
       uncountWaiting();
+      uncountCalls();
       handshakePace?.close();
       await operations.stop();
       const open = [...clients.values()].map(({ client }) => client);

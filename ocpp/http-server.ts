@@ -6,7 +6,7 @@ import { metricsAnswer } from "../server/http/metrics-endpoint";
 import { answerHttpChallenge } from "../server/ocpp-domains/http-challenge";
 import type { DomainCertificates } from "./domain-certificates";
 import type { Gateway } from "./gateway";
-import { countConnections } from "../server/metrics/registry";
+import { countInto } from "../server/metrics/registry";
 import { answerUpload } from "./uploads";
 
 export type TlsFiles = { certPath: string; keyPath: string };
@@ -38,7 +38,7 @@ export function createOcppServer({
       )
     : http.createServer(handler);
   server.on("upgrade", (req, socket, head) => gateway.handleUpgrade(req, socket, head));
-  server.on("close", countConnections(gateway.connectionCount));
+  server.on("close", countInto("connections", gateway.connectionCount));
   return server;
 }
 

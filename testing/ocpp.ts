@@ -28,6 +28,7 @@ export async function startTestGateway(
     auth?: GatewayOptions["auth"];
     lastSeen?: GatewayOptions["lastSeen"];
     handshakePace?: GatewayOptions["handshakePace"];
+    admission?: GatewayOptions["admission"];
     jobs?: JobDefinition[];
     db?: Db;
     sandbox?: Partial<Omit<SandboxHostOptions, "db" | "databaseUrl" | "gatewayId" | "ocppUrl">>;
@@ -55,6 +56,7 @@ export async function startTestGateway(
     ...(options.auth ? { auth: options.auth } : {}),
     ...(options.lastSeen ? { lastSeen: options.lastSeen } : {}),
     ...(options.handshakePace ? { handshakePace: options.handshakePace } : {}),
+    ...(options.admission ? { admission: options.admission } : {}),
     ...(certificates ? { domains: certificates } : {}),
   });
   const jobs = await startJobRunner({

@@ -18,10 +18,12 @@ function createMetrics() {
   const registry = new Registry();
   const registers = [registry];
   collectDefaultMetrics({ register: registry });
-  /** what the connection gauge sums: each gateway in the process adds its own count */
-  const sources = new Set<() => number>();
-  /** what the waiting-handshakes gauge sums, likewise */
-  const waitingSources = new Set<() => number>();
+  /** what each summed gauge adds up: every gateway in the process adds its own count */
+  const sources: Record<SummedGauge, Set<() => number>> = {
+    connections: new Set(),
+    handshakesWaiting: new Set(),
+    callsWaiting: new Set(),
+  };
   /** a gauge whose value is the sum of its sources' counts when scraped */
   const summed = (name: string, help: string, of: Set<() => number>) =>
     new Gauge({
@@ -36,18 +38,28 @@ function createMetrics() {
     });
   return {
     registry,
-    connectionSources: sources,
-    waitingSources,
+    sources,
     ocppConnections: summed(
       "chargecloud_ocpp_connections",
       "Charger websockets this process holds (accepted and recorded connected).",
-      sources,
+      sources.connections,
     ),
     ocppHandshakesWaiting: summed(
       "chargecloud_ocpp_handshakes_waiting",
       "Charger handshakes waiting for their turn at the pace of new connections (OCPP_HANDSHAKES_PER_SECOND).",
-      waitingSources,
+      sources.handshakesWaiting,
     ),
+    ocppCallsWaiting: summed(
+      "chargecloud_ocpp_calls_waiting",
+      "Charger calls waiting for a turn in the gateway's line for calls recorded one at a time.",
+      sources.callsWaiting,
+    ),
+    ocppCallsBusy: new Counter({
+      name: "chargecloud_ocpp_calls_busy_total",
+      help: "Charger calls the gateway's line answered busy (an InternalError; nothing recorded), by reason (line_full, waited_too_long).",
+      labelNames: ["reason"] as const,
+      registers,
+    }),
     ocppHandshakes: new Counter({
       name: "chargecloud_ocpp_handshakes_total",
       help: "Charger handshakes answered, by outcome (accepted, refused) and HTTP status.",
@@ -149,16 +161,15 @@ export function metrics(): Metrics {
   return (store[KEY] ??= createMetrics());
 }
 
-/** Adds a gateway's connection count to `chargecloud_ocpp_connections`; returns its removal. */
-export function countConnections(count: () => number): () => void {
-  const { connectionSources: sources } = metrics();
-  sources.add(count);
-  return () => void sources.delete(count);
-}
+/** The gauges that add up a count of each gateway in the process. */
+type SummedGauge = "connections" | "handshakesWaiting" | "callsWaiting";
 
-/** Adds a gateway's waiting handshakes to the gauge; the returned function takes them out. */
-export function countWaitingHandshakes(count: () => number): () => void {
-  const { waitingSources } = metrics();
-  waitingSources.add(count);
-  return () => void waitingSources.delete(count);
+/**
+ * Adds a gateway's count to a summed gauge (`connections`: `chargecloud_ocpp_connections`,
+ * `handshakesWaiting`, `callsWaiting`); returns its removal.
+ */
+export function countInto(gauge: SummedGauge, count: () => number): () => void {
+  const of = metrics().sources[gauge];
+  of.add(count);
+  return () => void of.delete(count);
 }
