@@ -1,5 +1,4 @@
 import type { TenantPrincipal } from "../access/caller";
-import { owningGateway } from "../charging/gateways";
 import type { DbTx } from "../db";
 import { lockStation } from "../db/locks";
 import { fieldError, notFound } from "../errors";
@@ -211,7 +210,6 @@ export async function installChargingProfile({
     scope: chargingProfileSet.scope,
     action: "set_charging_profile",
     request,
-    gatewayId: await owningGateway(db, stationId),
   });
   // The operation's id, unless it settled at once (offline) and already wrote its own.
   await db.chargingProfile.updateMany({
@@ -293,7 +291,6 @@ export async function clearChargingProfiles({
     scope: chargingProfileClear.scope,
     action: "clear_charging_profile",
     request,
-    gatewayId: await owningGateway(db, stationId),
   });
 }
 
@@ -333,7 +330,6 @@ export async function readCompositeSchedule({
     scope: compositeScheduleRead.scope,
     action: "get_composite_schedule",
     request,
-    gatewayId: await owningGateway(db, stationId),
   });
 }
 
@@ -415,7 +411,6 @@ export async function reportChargingProfiles({
     scope: chargingProfilesReport.scope,
     action: "get_charging_profiles",
     request,
-    gatewayId: await owningGateway(db, stationId),
   });
   const report: NonNullable<ChargingProfilesReport> = {
     operation_id: operation.id,

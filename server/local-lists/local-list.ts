@@ -1,6 +1,5 @@
 import { z } from "zod";
 import type { TenantPrincipal } from "../access/caller";
-import { owningGateway } from "../charging/gateways";
 import type { DbTx } from "../db";
 import { lockStation } from "../db/locks";
 import { DomainError, notFound } from "../errors";
@@ -140,7 +139,6 @@ export async function writeListSend({
     scope: SEND_SCOPE,
     action: "send_local_list",
     request,
-    gatewayId: await owningGateway(db, stationId),
   });
 }
 
@@ -189,7 +187,6 @@ export async function readLocalListVersion({
     scope: VERSION_SCOPE,
     action: "get_local_list_version",
     request: {},
-    gatewayId: await owningGateway(db, stationId),
   });
 }
 

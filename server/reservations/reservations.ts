@@ -1,6 +1,5 @@
 import type { TenantPrincipal } from "../access/caller";
 import type { ChargerContext } from "../charging/connections";
-import { owningGateway } from "../charging/gateways";
 import type { Db, DbTx } from "../db";
 import { lockStation } from "../db/locks";
 import { inTransaction } from "../db/retry";
@@ -166,7 +165,6 @@ export async function createReservation({
     scope: "station.reservation",
     action: "reserve",
     request: { reservation_id: reservation.id },
-    gatewayId: await owningGateway(db, stationId),
   });
   await db.reservation.update({
     where: { id: reservation.id },
@@ -211,7 +209,6 @@ export async function cancelReservation({
     scope: "station.reservation_cancel",
     action: "cancel_reservation",
     request: { reservation_id: reservation.id },
-    gatewayId: await owningGateway(db, stationId),
   });
   await db.reservation.update({
     where: { id: reservation.id },
