@@ -14,12 +14,10 @@ import {
   setProfileBody,
 } from "../../charging-profiles/profile-schema";
 import { chargingProfilesReportSchema } from "../../charging-profiles/reported-profiles";
-import { operationSchema } from "../../operations/operation-schema";
 import { stationParams } from "../params";
 import { defineRoute } from "../route";
-import { COMMAND_WAIT_MS, awaitOutcome } from "./operations";
+import { COMMAND_WAIT, STATION_COMMAND } from "./operations";
 
-const wait = `The answer waits up to ${COMMAND_WAIT_MS} ms for the charger; otherwise read the operation or watch \`operation.completed\`. A station with no live connection is \`rejected\` with \`station_offline\` at once.`;
 const base = "/v1/tenants/{tenant_id}/stations/{station_id}";
 
 export const chargingProfileRoutes = [
@@ -50,19 +48,14 @@ export const chargingProfileRoutes = [
     }),
   }),
   defineRoute({
+    ...STATION_COMMAND,
     method: "POST",
     path: `${base}/charging-profiles`,
     operationId: "setChargingProfile",
     summary: "Set a charging profile on the charger",
-    description: `Answers 202 with the operation: OCPP 1.6 SetChargingProfile, OCPP 2.0.1 SetChargingProfile, from one shape (purposes in OCPP 1.6 names; \`ChargingStationMaxProfile\` is accepted). The profile is checked against what the protocol the station last spoke allows (422 \`validation_failed\`, \`details.fields\` naming each field in words: periods from 0 and rising, Recurring needs \`recurrency\` and \`schedule.start\`, ChargePointMaxProfile on the whole station, a TxProfile on a connector or EVSE (OCPP 2.x: with its running \`transaction_id\`), OCPP 1.6 limits in tenths). The profile is kept (GET …/charging-profiles) as \`pending\`, then \`installed\`, \`rejected\` or \`unknown\` with the charger's answer; an installed profile replaces the service's profiles of the same target, purpose and stack level. ${wait}`,
-    tag: "Commands",
-    auth: "tenant",
-    scopes: ["stations:control"],
+    description: `Answers 202 with the operation: OCPP 1.6 SetChargingProfile, OCPP 2.0.1 SetChargingProfile, from one shape (purposes in OCPP 1.6 names; \`ChargingStationMaxProfile\` is accepted). The profile is checked against what the protocol the station last spoke allows (422 \`validation_failed\`, \`details.fields\` naming each field in words: periods from 0 and rising, Recurring needs \`recurrency\` and \`schedule.start\`, ChargePointMaxProfile on the whole station, a TxProfile on a connector or EVSE (OCPP 2.x: with its running \`transaction_id\`), OCPP 1.6 limits in tenths). The profile is kept (GET …/charging-profiles) as \`pending\`, then \`installed\`, \`rejected\` or \`unknown\` with the charger's answer; an installed profile replaces the service's profiles of the same target, purpose and stack level. ${COMMAND_WAIT}`,
     params: stationParams,
     body: setProfileBody,
-    idempotency: "required",
-    status: 202,
-    response: operationSchema,
     handler: async ({ params, body, db, principal }) => ({
       body: await setChargingProfile({
         db,
@@ -72,22 +65,16 @@ export const chargingProfileRoutes = [
         principal,
       }),
     }),
-    afterCommit: awaitOutcome,
   }),
   defineRoute({
+    ...STATION_COMMAND,
     method: "POST",
     path: `${base}/charging-profiles/clear`,
     operationId: "clearChargingProfiles",
     summary: "Clear charging profiles on the charger",
-    description: `Answers 202 with the operation: OCPP 1.6 ClearChargingProfile (\`id\`, or \`connectorId\`/\`chargingProfilePurpose\`/\`stackLevel\`), OCPP 2.0.1 ClearChargingProfile (\`chargingProfileId\`, or \`chargingProfileCriteria\`). The charger's \`Accepted\` and \`Unknown\` (it held no such profile) both succeed, and the service's matching profiles become \`cleared\`. ${wait}`,
-    tag: "Commands",
-    auth: "tenant",
-    scopes: ["stations:control"],
+    description: `Answers 202 with the operation: OCPP 1.6 ClearChargingProfile (\`id\`, or \`connectorId\`/\`chargingProfilePurpose\`/\`stackLevel\`), OCPP 2.0.1 ClearChargingProfile (\`chargingProfileId\`, or \`chargingProfileCriteria\`). The charger's \`Accepted\` and \`Unknown\` (it held no such profile) both succeed, and the service's matching profiles become \`cleared\`. ${COMMAND_WAIT}`,
     params: stationParams,
     body: clearProfilesBody,
-    idempotency: "required",
-    status: 202,
-    response: operationSchema,
     handler: async ({ params, body, db, principal }) => ({
       body: await clearChargingProfiles({
         db,
@@ -97,22 +84,16 @@ export const chargingProfileRoutes = [
         principal,
       }),
     }),
-    afterCommit: awaitOutcome,
   }),
   defineRoute({
+    ...STATION_COMMAND,
     method: "POST",
     path: `${base}/charging-profiles/report`,
     operationId: "reportChargingProfiles",
     summary: "Ask the charger which profiles it holds (OCPP 2.x)",
-    description: `Answers 202 with the operation: OCPP 2.0.1 GetChargingProfiles (optionally for one \`evse_number\`, \`purpose\`, \`stack_level\`). \`Accepted\` and \`NoProfiles\` succeed; the charger's ReportChargingProfiles messages then fill the station's \`charger_report\` (GET …/charging-profiles), \`waiting\` until the last. OCPP 1.6 has no such call (422). ${wait}`,
-    tag: "Commands",
-    auth: "tenant",
-    scopes: ["stations:control"],
+    description: `Answers 202 with the operation: OCPP 2.0.1 GetChargingProfiles (optionally for one \`evse_number\`, \`purpose\`, \`stack_level\`). \`Accepted\` and \`NoProfiles\` succeed; the charger's ReportChargingProfiles messages then fill the station's \`charger_report\` (GET …/charging-profiles), \`waiting\` until the last. OCPP 1.6 has no such call (422). ${COMMAND_WAIT}`,
     params: stationParams,
     body: reportProfilesBody,
-    idempotency: "required",
-    status: 202,
-    response: operationSchema,
     handler: async ({ params, body, db, principal }) => ({
       body: await reportChargingProfiles({
         db,
@@ -122,22 +103,16 @@ export const chargingProfileRoutes = [
         principal,
       }),
     }),
-    afterCommit: awaitOutcome,
   }),
   defineRoute({
+    ...STATION_COMMAND,
     method: "POST",
     path: `${base}/composite-schedule`,
     operationId: "readCompositeSchedule",
     summary: "Read the charger's composite schedule",
-    description: `Answers 202 with the operation: OCPP 1.6 GetCompositeSchedule (\`connectorId\`; 0 for the station), OCPP 2.0.1 GetCompositeSchedule (\`evseId\`; 0 for the grid connection) for \`duration\` seconds from now. \`result.schedule\` is the charger's schedule in the neutral shape (\`start\`, \`duration\`, \`unit\`, \`periods\`), \`result.response\` its own answer; a \`Rejected\` answer rejects the operation. ${wait}`,
-    tag: "Commands",
-    auth: "tenant",
-    scopes: ["stations:control"],
+    description: `Answers 202 with the operation: OCPP 1.6 GetCompositeSchedule (\`connectorId\`; 0 for the station), OCPP 2.0.1 GetCompositeSchedule (\`evseId\`; 0 for the grid connection) for \`duration\` seconds from now. \`result.schedule\` is the charger's schedule in the neutral shape (\`start\`, \`duration\`, \`unit\`, \`periods\`), \`result.response\` its own answer; a \`Rejected\` answer rejects the operation. ${COMMAND_WAIT}`,
     params: stationParams,
     body: compositeScheduleBody,
-    idempotency: "required",
-    status: 202,
-    response: operationSchema,
     handler: async ({ params, body, db, principal }) => ({
       body: await readCompositeSchedule({
         db,
@@ -147,6 +122,5 @@ export const chargingProfileRoutes = [
         principal,
       }),
     }),
-    afterCommit: awaitOutcome,
   }),
 ];

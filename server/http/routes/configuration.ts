@@ -1,4 +1,3 @@
-import { operationSchema } from "../../operations/operation-schema";
 import {
   changeConfigurationBody,
   readConfigurationBody,
@@ -10,7 +9,7 @@ import {
 import { stationParams } from "../params";
 import { defineRoute } from "../route";
 import type { Deprecation } from "../versions";
-import { COMMAND_WAIT_MS, awaitOutcome } from "./operations";
+import { COMMAND_WAIT, STATION_COMMAND } from "./operations";
 
 /**
  * `allow_protected` on configuration changes (spec section 9, Deprecations): announced
@@ -23,23 +22,16 @@ export const ALLOW_PROTECTED_DEPRECATION: Deprecation = {
   link: "/v1/openapi.json",
 };
 
-const wait = `The answer waits up to ${COMMAND_WAIT_MS} ms for the charger; otherwise read the operation or watch \`operation.completed\`. A station with no live connection is \`rejected\` with \`station_offline\` at once.`;
-
 export const configurationRoutes = [
   defineRoute({
+    ...STATION_COMMAND,
     method: "POST",
     path: "/v1/tenants/{tenant_id}/stations/{station_id}/configuration/read",
     operationId: "readStationConfiguration",
     summary: "Read the charger's configuration",
-    description: `Answers 202 with the operation: OCPP 1.6 GetConfiguration (every key, or \`keys\`), OCPP 2.x GetVariables (\`keys\` with their \`component\`, or the standard variables). \`result.keys\` has each key's value (null for a secret), the charger's \`readonly\` flag (OCPP 1.6; null for 2.x) and, for 2.x, its \`status\`; \`result.unknown_keys\` the keys the charger does not know. A successful read becomes the station's \`configuration\`, with \`read_at\`. ${wait}`,
-    tag: "Commands",
-    auth: "tenant",
-    scopes: ["stations:control"],
+    description: `Answers 202 with the operation: OCPP 1.6 GetConfiguration (every key, or \`keys\`), OCPP 2.x GetVariables (\`keys\` with their \`component\`, or the standard variables). \`result.keys\` has each key's value (null for a secret), the charger's \`readonly\` flag (OCPP 1.6; null for 2.x) and, for 2.x, its \`status\`; \`result.unknown_keys\` the keys the charger does not know. A successful read becomes the station's \`configuration\`, with \`read_at\`. ${COMMAND_WAIT}`,
     params: stationParams,
     body: readConfigurationBody,
-    idempotency: "required",
-    status: 202,
-    response: operationSchema,
     handler: async ({ params, body, db, principal }) => ({
       body: await readStationConfiguration({
         db,
@@ -49,22 +41,16 @@ export const configurationRoutes = [
         principal,
       }),
     }),
-    afterCommit: awaitOutcome,
   }),
   defineRoute({
+    ...STATION_COMMAND,
     method: "PATCH",
     path: "/v1/tenants/{tenant_id}/stations/{station_id}/configuration",
     operationId: "changeStationConfiguration",
     summary: "Change the charger's configuration",
-    description: `Answers 202 with the operation: OCPP 1.6 ChangeConfiguration (one key per request), OCPP 2.x SetVariables. \`result.keys\` is the charger's answer per key (\`Accepted\`, \`RebootRequired\`, \`Rejected\`, …) and \`result.reboot_required\`; the operation succeeds when the charger took every key. Protected keys (those deciding who may charge, and connection keys) need \`stations:admin\` (403 \`stations_admin_required\`); connection keys (\`WebSocketURL\`, \`OCPPID\`, \`SecurityProfile\`, OCPP 2.x network variables and \`SecurityCtrlr\`) also need \`confirm_connection_change: true\` (422 \`connection_change_unconfirmed\`). The connection password is set through PUT …/credentials (422 here). \`allow_protected\` is deprecated: accepted, ignored, answered with \`Deprecation\`, \`Sunset\` and \`Link\`. Keys taken are announced by \`station.configuration_changed\` (and \`station.credentials_changed\` for connection keys), never with a secret value. ${wait}`,
-    tag: "Commands",
-    auth: "tenant",
-    scopes: ["stations:control"],
+    description: `Answers 202 with the operation: OCPP 1.6 ChangeConfiguration (one key per request), OCPP 2.x SetVariables. \`result.keys\` is the charger's answer per key (\`Accepted\`, \`RebootRequired\`, \`Rejected\`, …) and \`result.reboot_required\`; the operation succeeds when the charger took every key. Protected keys (those deciding who may charge, and connection keys) need \`stations:admin\` (403 \`stations_admin_required\`); connection keys (\`WebSocketURL\`, \`OCPPID\`, \`SecurityProfile\`, OCPP 2.x network variables and \`SecurityCtrlr\`) also need \`confirm_connection_change: true\` (422 \`connection_change_unconfirmed\`). The connection password is set through PUT …/credentials (422 here). \`allow_protected\` is deprecated: accepted, ignored, answered with \`Deprecation\`, \`Sunset\` and \`Link\`. Keys taken are announced by \`station.configuration_changed\` (and \`station.credentials_changed\` for connection keys), never with a secret value. ${COMMAND_WAIT}`,
     params: stationParams,
     body: changeConfigurationBody,
-    idempotency: "required",
-    status: 202,
-    response: operationSchema,
     errors: ["stations_admin_required", "connection_change_unconfirmed"],
     deprecatedFields: { allow_protected: ALLOW_PROTECTED_DEPRECATION },
     handler: async ({ params, body, db, principal }) => ({
@@ -76,6 +62,5 @@ export const configurationRoutes = [
         principal,
       }),
     }),
-    afterCommit: awaitOutcome,
   }),
 ];

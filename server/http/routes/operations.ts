@@ -7,6 +7,7 @@ import { credentialsBody, setStationCredentials } from "../../stations/set-stati
 import { resourceIdQuery } from "../../lib/int4";
 import { paginationQuery, toPage } from "../../lib/pagination";
 import { idParam, stationParams, tenantParams } from "../params";
+import type { RouteScope } from "../../access/scopes";
 import { defineRoute } from "../route";
 
 /** How long a command's 202 waits for a prompt charger's answer. */
@@ -31,21 +32,34 @@ export const awaitOutcome = async ({
   });
 };
 
+/** How a 202 station command's description ends: how long its answer waits, and offline stations. */
+export const COMMAND_WAIT = `The answer waits up to ${COMMAND_WAIT_MS} ms for the charger; otherwise read the operation or watch \`operation.completed\`. A station with no live connection is \`rejected\` with \`station_offline\` at once.`;
+
+/**
+ * What every 202 station command shares (spread first into its `defineRoute`): the Commands tag,
+ * a tenant's `stations:control`, a required Idempotency-Key, the operation as the answer, and a
+ * brief wait for a prompt charger after the commit (`awaitOutcome`).
+ */
+export const STATION_COMMAND = {
+  tag: "Commands",
+  auth: "tenant" as const,
+  scopes: ["stations:control"] as RouteScope[],
+  idempotency: "required" as const,
+  status: 202,
+  response: operationSchema,
+  afterCommit: awaitOutcome,
+};
+
 export const operationRoutes = [
   defineRoute({
+    ...STATION_COMMAND,
     method: "POST",
     path: "/v1/tenants/{tenant_id}/stations/{station_id}/commands",
     operationId: "sendCommand",
     summary: "Send an operator command to a station",
     description: `Answers 202 with the operation. The answer waits up to ${COMMAND_WAIT_MS} ms for the charger, so a prompt charger's outcome is already in the body; otherwise read the operation or watch \`operation.completed\`. A station with no live connection is \`rejected\` with \`station_offline\` at once. \`reset\`, \`availability\` and \`trigger\` reach one connector (\`connector_id\`), one EVSE (\`evse_number\`: OCPP 2.x \`evse\` without \`connectorId\`, \`Reset\` with \`evseId\`) or, with neither, the whole station (no \`evse\`; OCPP 1.6 connector 0); OCPP 1.6 has no EVSE reset and names an EVSE by its one connector, otherwise the operation is \`rejected\` with \`protocol_unsupported\` and nothing is sent. Never resend an \`unknown\` or \`dispatching\` operation under a new key.`,
-    tag: "Commands",
-    auth: "tenant",
-    scopes: ["stations:control"],
     params: stationParams,
     body: commandBody,
-    idempotency: "required",
-    status: 202,
-    response: operationSchema,
     errors: ["connector_not_found", "evse_not_found", "transaction_not_found", "transaction_ended"],
     handler: async ({ params, body, db, principal }) => ({
       body: await createCommand({
@@ -56,7 +70,6 @@ export const operationRoutes = [
         db,
       }),
     }),
-    afterCommit: awaitOutcome,
   }),
   defineRoute({
     method: "PUT",
