@@ -13,7 +13,8 @@ import { loopback } from "./fixtures/product";
  * update is scheduled only once confirmed and followed through the charger's notifications to
  * Installed; diagnostics uploaded by the charger to the URL it was given download from the console
  * byte for byte; a batch started from the console for the stations of one location shows its
- * progress to done. Every check of what was sent is made on the frames the chargers received.
+ * progress to done and is listed among the batches so far. Every check of what was sent is made
+ * on the frames the chargers received.
  */
 
 type Frame = { method: string; params: Record<string, any> };
@@ -264,11 +265,21 @@ test.describe.serial("a station's firmware and diagnostics in the console", () =
     await page.reload();
     await expect(page.getByTestId("batch-job")).toHaveCount(2);
     await atPhoneWidth(page, "i28e-batch-progress-390");
+    const progressUrl = page.url();
     await page.goto(`${base()}${tenant}/device-batches`);
     await page.getByLabel("Location").selectOption({ label: "Car park" });
     await expect(page.getByTestId("batch-station")).toHaveCount(2);
     await atPhoneWidth(page, "i28e-batch-form-390");
     await page.setViewportSize({ width: 1280, height: 900 });
+
+    // The batch is listed among the batches so far, done, and its link leads back to its progress.
+    const listed = page.getByTestId("past-batch");
+    await expect(listed).toHaveCount(1);
+    await expect(listed).toContainText("2 of 2 stations");
+    await expect(listed).toContainText("installed 2");
+    await listed.getByRole("link", { name: /^Firmware update, / }).click();
+    await page.waitForURL(progressUrl);
+    await expect(page.getByTestId("batch-done")).toHaveText("2 of 2 done");
   });
 });
 

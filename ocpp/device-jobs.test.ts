@@ -369,6 +369,11 @@ describe("batches", () => {
       [chargers[1]!.station.id, chargers[1]!.station.name, "in_progress"],
       [chargers[2]!.station.id, chargers[2]!.station.name, "failed"],
     ]);
+    // the list of batches counts it as its progress does, without the jobs
+    const listed = await call("GET", path, { key: control });
+    expect(listed.status).toBe(200);
+    const { jobs: _jobs, ...counted } = progress.body;
+    expect(listed.body.data).toEqual([{ ...counted, created_at: expect.any(String) }]);
     // a stranger's station is a 404, nothing created
     const other = await aTenantWithKey();
     const foreign = await call("POST", `/v1/tenants/${other.tenantId}/device-batches`, {
@@ -377,6 +382,78 @@ describe("batches", () => {
       idempotencyKey: idem(),
     });
     expect(foreign.status).toBe(404);
+  });
+});
+
+describe("the list of batches", () => {
+  it("newest first, a page at a time, of one kind when asked, the tenant's own only", async () => {
+    const t = await aTenantWithKey();
+    // offline stations: each job is rejected at once, nothing sent
+    const stations = [
+      await aStationWithPassword(t, PASSWORD),
+      await aStationWithPassword(t, PASSWORD),
+    ];
+    const path = `/v1/tenants/${t.tenantId}/device-batches`;
+    const batch = async (kind: "firmware" | "diagnostics", ids: number[]) => {
+      const res = await call("POST", path, {
+        key: t.key,
+        idempotencyKey: idem(),
+        body:
+          kind === "firmware"
+            ? {
+                kind,
+                stations: { station_ids: ids },
+                firmware: { location: "https://firmware.example.com/a.bin" },
+              }
+            : { kind, stations: { station_ids: ids }, diagnostics: {} },
+      });
+      expect(res.status).toBe(202);
+      return res.body.id as string;
+    };
+    const ids = stations.map((s) => s.id);
+    const first = await batch("firmware", ids);
+    await new Promise((r) => setTimeout(r, 5)); // ids start with their millisecond
+    const second = await batch("diagnostics", [ids[0]!]);
+    await new Promise((r) => setTimeout(r, 5));
+    const third = await batch("firmware", [ids[1]!]);
+
+    const all = await call("GET", path, { key: t.key });
+    expect(all.status).toBe(200);
+    expect(all.body.data.map((b: any) => b.id)).toEqual([third, second, first]);
+    expect(all.body.has_more).toBe(false);
+    expect(all.body.next_cursor).toBeNull();
+    expect(all.body.data[2]).toMatchObject({
+      id: first,
+      kind: "firmware",
+      total: 2,
+      done: 2,
+      by_state: { rejected: 2, scheduled: 0 },
+    });
+    expect(Date.parse(all.body.data[2].created_at)).toBeGreaterThan(Date.now() - 60_000);
+
+    // a page at a time: the cursor is the last batch's id
+    const one = await call("GET", `${path}?limit=1`, { key: t.key });
+    expect(one.body).toMatchObject({ next_cursor: third, has_more: true });
+    const next = await call("GET", `${path}?limit=1&after=${one.body.next_cursor}`, {
+      key: t.key,
+    });
+    expect(next.body.data.map((b: any) => b.id)).toEqual([second]);
+    const last = await call("GET", `${path}?limit=2&after=${second}`, { key: t.key });
+    expect(last.body).toMatchObject({ next_cursor: null, has_more: false });
+    expect(last.body.data.map((b: any) => b.id)).toEqual([first]);
+
+    const firmware = await call("GET", `${path}?kind=firmware`, { key: t.key });
+    expect(firmware.body.data.map((b: any) => b.id)).toEqual([third, first]);
+
+    const bad = await call("GET", `${path}?after=op_123`, { key: t.key });
+    expect(bad.status).toBe(422);
+    expect(bad.body.error.details.fields[0].field).toBe("after");
+    const other = await aTenantWithKey();
+    const theirs = await call("GET", `/v1/tenants/${other.tenantId}/device-batches`, {
+      key: other.key,
+    });
+    expect(theirs.body.data).toEqual([]);
+    expect((await call("GET", path, { key: other.key })).status).toBe(404);
   });
 });
 

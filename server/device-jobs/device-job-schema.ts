@@ -155,11 +155,16 @@ export const deviceBatchSchema = z.object({
   ),
 });
 
+/** A batch in the list of batches: its progress, without its jobs. */
+export const deviceBatchSummarySchema = deviceBatchSchema.omit({ jobs: true }).extend({
+  created_at: z.string().describe("when the batch was created"),
+});
+
 type HistoryEntry = z.infer<typeof historyEntry>;
 
 /** The job's state as read now: an open job the charger has been silent about is `unknown`. */
 export function readState(
-  job: Omit<DeviceJob, "file">,
+  job: Pick<DeviceJob, "state" | "request" | "lastStatusAt" | "createdAt">,
   now = new Date(),
 ): DeviceJobResource["state"] {
   if (job.state !== "scheduled" && job.state !== "in_progress")

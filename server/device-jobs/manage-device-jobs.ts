@@ -5,9 +5,11 @@ import type { DbTx } from "../db";
 import { DomainError, fieldError, notFound } from "../errors";
 import { newId } from "../lib/ids";
 import { createOperation } from "../operations/create-operation";
+import { toPage } from "../lib/pagination";
 import {
   deviceJobStates,
   presentDeviceJob,
+  readState,
   type DeviceBatchInput,
   type DiagnosticsInput,
   type FirmwareUpdateInput,
@@ -253,18 +255,81 @@ export async function readDeviceBatch(db: DbTx, tenantId: number, batchId: strin
     ...presentDeviceJob(j, now),
     station_name: station.name,
   }));
-  const byState: Record<string, number> = {};
-  for (const s of deviceJobStates) byState[s] = 0;
-  for (const j of shown) byState[j.state] = (byState[j.state] ?? 0) + 1;
-  const final = new Set(["installed", "uploaded", "failed", "rejected"]);
   return {
     id: batchId,
     kind: shown[0]!.kind,
-    total: shown.length,
-    by_state: byState,
-    done: shown.filter((j) => final.has(j.state)).length,
+    ...progress(shown.map((j) => j.state)),
     jobs: shown,
   };
+}
+
+const FINAL_STATES = new Set(["installed", "uploaded", "failed", "rejected"]);
+
+/** How many jobs there are, in each state, and in a final one. */
+function progress(states: readonly string[]) {
+  const byState: Record<string, number> = {};
+  for (const s of deviceJobStates) byState[s] = 0;
+  for (const s of states) byState[s] = (byState[s] ?? 0) + 1;
+  return {
+    total: states.length,
+    by_state: byState,
+    done: states.filter((s) => FINAL_STATES.has(s)).length,
+  };
+}
+
+/**
+ * The tenant's batches, newest first (by id, which starts with its creation time), each with its
+ * progress as `readDeviceBatch` counts it but without its jobs; `after` a batch id, `kind` one kind.
+ */
+export async function listDeviceBatches(
+  db: DbTx,
+  tenantId: number,
+  query: { after?: string; limit: number; kind?: "firmware" | "diagnostics" },
+) {
+  const batches = await db.deviceJob.groupBy({
+    by: ["batchId"],
+    where: {
+      tenantId,
+      batchId: query.after ? { not: null, lt: query.after } : { not: null },
+      ...(query.kind && { kind: query.kind }),
+    },
+    _min: { createdAt: true },
+    orderBy: { batchId: "desc" },
+    take: query.limit + 1,
+  });
+  const shown = batches.slice(0, query.limit);
+  const jobs = await db.deviceJob.findMany({
+    where: { tenantId, batchId: { in: shown.map((b) => b.batchId!) } },
+    select: {
+      batchId: true,
+      kind: true,
+      state: true,
+      request: true,
+      lastStatusAt: true,
+      createdAt: true,
+    },
+  });
+  const now = new Date();
+  const byBatch = new Map<string, typeof jobs>();
+  for (const job of jobs) {
+    const of = byBatch.get(job.batchId!);
+    if (of) of.push(job);
+    else byBatch.set(job.batchId!, [job]);
+  }
+  return toPage(
+    batches,
+    query.limit,
+    (b) => b.batchId!,
+    (b) => {
+      const of = byBatch.get(b.batchId!)!;
+      return {
+        id: b.batchId!,
+        kind: of[0]!.kind as "firmware" | "diagnostics",
+        ...progress(of.map((j) => readState(j, now))),
+        created_at: b._min.createdAt!.toISOString(),
+      };
+    },
+  );
 }
 
 /** A station's jobs of one kind, newest first (at most 50), with their status history. */

@@ -91,6 +91,7 @@ export const v1Procedures = {
   requestDiagnostics: change("requestDiagnostics"),
   createDeviceBatch: change("createDeviceBatch"),
   getDeviceBatch: read("getDeviceBatch"),
+  listDeviceBatches: read("listDeviceBatches"),
   createReservation: change("createReservation"),
   cancelReservation: change("cancelReservation"),
   sendLocalList: change("sendLocalList"),

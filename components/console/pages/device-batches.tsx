@@ -14,8 +14,21 @@ import {
 import { ConfirmDialog } from "../confirm-dialog";
 import { useProject } from "../context";
 import { useV1Mutation } from "../hooks";
+import { StringPager } from "../pager";
 import { newRequestKey, useTRPC } from "../trpc";
-import { Button, Card, ErrorBox, PageHeader, SelectField } from "../ui";
+import {
+  Badge,
+  Button,
+  Card,
+  Empty,
+  ErrorBox,
+  PageHeader,
+  QueryState,
+  SelectField,
+  Table,
+  td,
+  when,
+} from "../ui";
 
 const PROTOCOLS = ["ocpp1.6", "ocpp2.0.1", "ocpp2.1"] as const;
 type Protocol = (typeof PROTOCOLS)[number];
@@ -29,6 +42,7 @@ const NAMED = 10;
  * stations are picked by a filter (a location, a protocol: what the API's `stations` filter
  * takes), the matching ones are listed by name, and the batch starts only once a dialog that names
  * them is confirmed (a firmware update cannot be called back). Its progress page opens then.
+ * Below, the project's batches so far, newest first, each a link to its progress.
  */
 export function DeviceBatchesPage({ tenantId }: { tenantId: number }) {
   const trpc = useTRPC();
@@ -199,6 +213,7 @@ export function DeviceBatchesPage({ tenantId }: { tenantId: number }) {
           {what}…
         </Button>
       </Card>
+      <PastBatches tenantId={tenantId} />
       <ConfirmDialog
         open={confirming !== null}
         title={`${what} on ${count}?`}
@@ -229,5 +244,62 @@ export function DeviceBatchesPage({ tenantId }: { tenantId: number }) {
         )}
       </ConfirmDialog>
     </>
+  );
+}
+
+/** The project's batches (GET …/device-batches), newest first, 20 a page, each with its progress. */
+function PastBatches({ tenantId }: { tenantId: number }) {
+  const trpc = useTRPC();
+  const [cursors, setCursors] = useState<string[]>([]);
+  const after = cursors.at(-1);
+  const batches = useQuery(
+    trpc.v1.listDeviceBatches.queryOptions({
+      params: { tenant_id: tenantId },
+      query: { limit: 20, ...(after ? { after } : {}) },
+    }),
+  );
+  return (
+    <Card title="Batches so far" testId="past-batches">
+      <QueryState
+        query={batches}
+        isEmpty={(d) => d.data.length === 0 && cursors.length === 0}
+        empty={<Empty title="No batch yet">A batch started above is listed here.</Empty>}
+      >
+        {(d) => (
+          <>
+            <Table head={["Batch", "Done", "States"]} label="Batches so far">
+              {d.data.map((b) => (
+                <tr key={b.id} data-testid="past-batch">
+                  <td className={td}>
+                    <Link
+                      className="underline"
+                      href={`/console/t/${tenantId}/device-batches/${b.id}`}
+                    >
+                      {b.kind === "firmware" ? "Firmware update" : "Diagnostics"},{" "}
+                      {when(b.created_at)}
+                    </Link>
+                  </td>
+                  <td className={td}>
+                    {b.done} of {b.total} stations
+                  </td>
+                  <td className={td}>
+                    <span className="flex flex-wrap gap-2">
+                      {Object.entries(b.by_state)
+                        .filter(([, n]) => n > 0)
+                        .map(([state, n]) => (
+                          <span key={state}>
+                            <Badge value={state} /> {n}
+                          </span>
+                        ))}
+                    </span>
+                  </td>
+                </tr>
+              ))}
+            </Table>
+            <StringPager page={d} cursors={cursors} setCursors={setCursors} />
+          </>
+        )}
+      </QueryState>
+    </Card>
   );
 }

@@ -4,6 +4,7 @@ import { operationSchema } from "../../operations/operation-schema";
 import {
   deviceBatchBody,
   deviceBatchSchema,
+  deviceBatchSummarySchema,
   deviceJobSchema,
   diagnosticsBody,
   firmwareUpdateBody,
@@ -11,12 +12,14 @@ import {
 } from "../../device-jobs/device-job-schema";
 import {
   createDeviceBatch,
+  listDeviceBatches,
   listDeviceJobs,
   readDeviceBatch,
   readDiagnosticsFile,
   requestDiagnostics,
   scheduleFirmwareUpdate,
 } from "../../device-jobs/manage-device-jobs";
+import { paginationQuery } from "../../lib/pagination";
 import { stationParams, tenantParams } from "../params";
 import { defineRoute } from "../route";
 import { COMMAND_WAIT_MS, awaitOutcome } from "./operations";
@@ -141,6 +144,32 @@ export const deviceJobRoutes = [
         body: await createDeviceBatch({ db, tenantId: params.tenant_id, input: body, principal }),
       };
     },
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/v1/tenants/{tenant_id}/device-batches",
+    operationId: "listDeviceBatches",
+    summary: "The project's batches (newest first)",
+    description:
+      "Each batch's kind, when it was created and its progress (how many jobs, in each state, done), without its jobs (GET …/device-batches/{batch_id} has them). `after`: the `next_cursor` of the page before; `kind`: one kind only.",
+    tag,
+    auth: "tenant",
+    scopes: ["stations:read"],
+    params: tenantParams,
+    query: z.object({
+      limit: paginationQuery.shape.limit,
+      after: batchId.optional(),
+      kind: z.enum(["firmware", "diagnostics"]).optional(),
+    }),
+    status: 200,
+    response: z.object({
+      data: z.array(deviceBatchSummarySchema),
+      next_cursor: z.string().nullable(),
+      has_more: z.boolean(),
+    }),
+    handler: async ({ params, query, db }) => ({
+      body: await listDeviceBatches(db, params.tenant_id, query),
+    }),
   }),
   defineRoute({
     method: "GET",
