@@ -7,7 +7,8 @@ import { accessTokenOf, anEmail, base, direct, shot } from "./fixtures/people";
  * holds what was ticked, read back through /v1 with the key itself); role descriptions and the
  * link to send after inviting; the console's own 404 and a missing station said at once; the
  * station form's rules shown before submit, errors beside the fields, the form cleared after a
- * registration and the connection URL with a copy button; the quote at a chosen start time (a
+ * registration and the connection URL with a copy button; many stations registered from a list,
+ * each line answered in its place; the quote at a chosen start time (a
  * time-of-day tariff at 18:00) equal to the API's quote at that time, and Simulate equal to the
  * API's simulate. Each changed page held to WCAG 2.1 AA at 1280 and 390 px.
  */
@@ -220,6 +221,56 @@ test.describe.serial("forms in the console", () => {
       "A station with this name is already registered; choose another name.",
     );
     await expect(form.getByLabel("Name")).toHaveValue(name);
+  });
+
+  test("many stations from a list: each line answered in its place, the refused left to fix", async () => {
+    await page.goto(`${base()}/console/t/${tenantId}/stations`);
+    await page.getByRole("button", { name: "Register many…" }).click();
+    const form = page.getByTestId("register-many");
+    const list = form.getByLabel("Stations, one a line");
+    await expect(list).toHaveAccessibleDescription(/name, connectors/);
+    const tag = Date.now().toString(36).toUpperCase();
+    const [a, b, c] = ["A", "B", "C"].map((x) => `FLEET-${tag}-${x}`) as [string, string, string];
+    await list.fill(
+      [`${a}, 2, fleet-password-000001`, "", "bad name!, 1", `${b}, 3`, `${c}, 1, short`].join(
+        "\n",
+      ),
+    );
+    await form.getByRole("button", { name: "Register" }).click();
+    const answer = form.getByTestId("registered-many");
+    await expect(answer).toContainText("2 registered, 2 refused");
+    const lines = form.getByTestId("bulk-line");
+    await expect(lines).toHaveCount(4);
+    await expect(lines.nth(0)).toHaveText(`Line 1: ${a}`);
+    await expect(lines.nth(1)).toContainText("Line 3: bad name! name may contain only letters");
+    await expect(lines.nth(2)).toHaveText(`Line 4: ${b}`);
+    await expect(lines.nth(3)).toHaveText(`Line 5: ${c} password must be at least 16 characters`);
+    // the refused lines are left to fix; the registered ones are gone from the box
+    await expect(list).toHaveValue(["bad name!, 1", `${c}, 1, short`].join("\n"));
+    await bothWidths(page, "register-many");
+    const stations = async () =>
+      (
+        (await call("GET", `/tenants/${tenantId}/stations?name=FLEET-${tag}`)).body.data as {
+          id: number;
+          name: string;
+          connectors: unknown[];
+        }[]
+      ).sort((x, y) => x.name.localeCompare(y.name));
+    const made = await stations();
+    expect(made.map((s) => [s.name, s.connectors.length])).toEqual([
+      [a, 2],
+      [b, 3],
+    ]);
+
+    // fixed, and sent again: only those lines go
+    await list.fill(`${c}, 1, a-longer-fleet-password-1`);
+    await form.getByRole("button", { name: "Register" }).click();
+    await expect(answer).toContainText("1 registered.");
+    await expect(list).toHaveValue("");
+    expect((await stations()).map((s) => s.name)).toEqual([a, b, c]);
+    await lines.first().getByRole("link", { name: c }).click();
+    await page.waitForURL(/\/stations\/\d+$/);
+    await expect(page.locator("main h1")).toContainText(c);
   });
 
   test("the quote at a chosen start (18:00 in the tariff's zone) is the API's quote at that time; Simulate is the API's", async () => {

@@ -75,6 +75,7 @@ export const v1Procedures = {
   putPowerLimit: change("putPowerLimit"),
   deletePowerLimit: change("deletePowerLimit"),
   registerStation: change("registerStation"),
+  registerStations: change("registerStations"),
   deleteStation: change("deleteStation"),
   sendCommand: change("sendCommand"),
   setStationCredentials: change("setStationCredentials"),

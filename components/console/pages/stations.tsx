@@ -8,6 +8,7 @@ import { ExportCsv, type CsvColumn } from "../csv";
 import { STATION_STATES, type StationState } from "../station-states";
 import { useV1Mutation, type V1 } from "../hooks";
 import { newRequestKey, useTRPC } from "../trpc";
+import { RegisterMany } from "./stations-bulk";
 import {
   Badge,
   Button,
@@ -61,6 +62,7 @@ export function StationsPage({
     trpc.v1.listStations.queryOptions(query(after, 20), { refetchInterval: 5_000 }),
   );
   const [showForm, setShowForm] = useState(false);
+  const [showMany, setShowMany] = useState(false);
 
   return (
     <>
@@ -80,6 +82,12 @@ export function StationsPage({
               Firmware &amp; diagnostics for many…
             </Link>
             <Button
+              onClick={() => setShowMany((s) => !s)}
+              disabledReason={project.denied("stations:write")}
+            >
+              Register many…
+            </Button>
+            <Button
               variant="primary"
               onClick={() => setShowForm((s) => !s)}
               disabledReason={project.denied("stations:write")}
@@ -90,6 +98,7 @@ export function StationsPage({
         }
       />
       {showForm ? <RegisterStation tenantId={tenantId} onDone={() => setShowForm(false)} /> : null}
+      {showMany ? <RegisterMany tenantId={tenantId} onDone={() => setShowMany(false)} /> : null}
       <form
         role="search"
         className="mb-4 flex gap-2"
