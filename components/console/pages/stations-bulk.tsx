@@ -1,11 +1,11 @@
 "use client";
 
-import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
 import { useV1Mutation } from "../hooks";
+import { WithLocations } from "../with-locations";
 import { newRequestKey, useTRPC } from "../trpc";
-import { Button, Card, Empty, ErrorBox, Field, QueryState, SelectField, inputStyles } from "../ui";
+import { Button, Card, ErrorBox, Field, SelectField, inputStyles } from "../ui";
 
 /** What POST …/stations/bulk takes in one request; longer lists go in several. */
 const PER_REQUEST = 100;
@@ -51,9 +51,6 @@ function inWords(error: { message: string; details: Record<string, unknown> }) {
  */
 export function RegisterMany({ tenantId, onDone }: { tenantId: number; onDone: () => void }) {
   const trpc = useTRPC();
-  const locations = useQuery(
-    trpc.v1.listLocations.queryOptions({ params: { tenant_id: tenantId }, query: { limit: 100 } }),
-  );
   const bulk = useV1Mutation(trpc.v1.registerStations);
   const [locationId, setLocationId] = useState("");
   const [text, setText] = useState("");
@@ -104,24 +101,14 @@ export function RegisterMany({ tenantId, onDone }: { tenantId: number; onDone: (
   const refused = outcomes.filter((o) => "error" in o);
   return (
     <Card title="Register many stations" testId="register-many">
-      <QueryState
-        query={locations}
-        isEmpty={(d) => d.data.length === 0}
-        empty={
-          <Empty title="Create a location first">
-            <Link className="underline" href={`/console/t/${tenantId}/locations`}>
-              Locations
-            </Link>
-          </Empty>
-        }
-      >
-        {(d) => (
+      <WithLocations tenantId={tenantId}>
+        {(locations) => (
           <form
             noValidate
             className="grid gap-3"
             onSubmit={(e) => {
               e.preventDefault();
-              void submit(Number(locationId || d.data[0]!.id));
+              void submit(Number(locationId || locations[0]!.id));
             }}
           >
             <div className="max-w-sm">
@@ -130,7 +117,7 @@ export function RegisterMany({ tenantId, onDone }: { tenantId: number; onDone: (
                 value={locationId}
                 onChange={(e) => setLocationId(e.target.value)}
               >
-                {d.data.map((l) => (
+                {locations.map((l) => (
                   <option key={l.id} value={l.id}>
                     {l.name}
                   </option>
@@ -164,7 +151,7 @@ export function RegisterMany({ tenantId, onDone }: { tenantId: number; onDone: (
             </div>
           </form>
         )}
-      </QueryState>
+      </WithLocations>
       {bulk.error ? (
         <div className="mt-3">
           <ErrorBox error={bulk.error} />

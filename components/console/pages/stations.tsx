@@ -8,6 +8,7 @@ import { ExportCsv, type CsvColumn } from "../csv";
 import { STATION_STATES, type StationState } from "../station-states";
 import { useV1Mutation, type V1 } from "../hooks";
 import { newRequestKey, useTRPC } from "../trpc";
+import { WithLocations } from "../with-locations";
 import { RegisterMany } from "./stations-bulk";
 import {
   Badge,
@@ -259,12 +260,6 @@ function stationRefusal(error: unknown): { fields: RegisterErrors; other: string
 
 function RegisterStation({ tenantId, onDone }: { tenantId: number; onDone: () => void }) {
   const trpc = useTRPC();
-  const locations = useQuery(
-    trpc.v1.listLocations.queryOptions({
-      params: { tenant_id: tenantId },
-      query: { limit: 100 },
-    }),
-  );
   const register = useV1Mutation(trpc.v1.registerStation);
   const credentials = useV1Mutation(trpc.v1.setStationCredentials);
   // one key per filled-in form: a retry after a lost answer replays, the next station gets its own
@@ -285,18 +280,8 @@ function RegisterStation({ tenantId, onDone }: { tenantId: number; onDone: () =>
   };
   return (
     <Card title="Register a station" testId="register-station">
-      <QueryState
-        query={locations}
-        isEmpty={(d) => d.data.length === 0}
-        empty={
-          <Empty title="Create a location first">
-            <Link className="underline" href={`/console/t/${tenantId}/locations`}>
-              Locations
-            </Link>
-          </Empty>
-        }
-      >
-        {(d) => (
+      <WithLocations tenantId={tenantId}>
+        {(locations) => (
           <form
             noValidate
             className="grid gap-3 sm:grid-cols-2 lg:grid-cols-4 sm:items-start"
@@ -313,7 +298,7 @@ function RegisterStation({ tenantId, onDone }: { tenantId: number; onDone: () =>
                     idempotencyKey: `${key}-${form.name}`,
                     body: {
                       name: form.name,
-                      location_id: Number(form.location_id || d.data[0]?.id),
+                      location_id: Number(form.location_id || locations[0]?.id),
                       connector_count: Number(form.connector_count),
                     },
                   });
@@ -367,7 +352,7 @@ function RegisterStation({ tenantId, onDone }: { tenantId: number; onDone: () =>
                   value={form.location_id}
                   onChange={(e) => set("location_id", e.target.value)}
                 >
-                  {d.data.map((l) => (
+                  {locations.map((l) => (
                     <option key={l.id} value={l.id}>
                       {l.name}
                     </option>
@@ -412,7 +397,7 @@ function RegisterStation({ tenantId, onDone }: { tenantId: number; onDone: () =>
             </div>
           </form>
         )}
-      </QueryState>
+      </WithLocations>
       {other ? (
         <p role="alert" className="mt-3 text-sm text-red-700 dark:text-red-300">
           {other}
