@@ -47,9 +47,9 @@ export type RouteOutcome = { status: number; body: unknown; replayed: boolean };
  * Runs one route after its transport authenticated the caller: audience, path tenant (404, the
  * same answer whether or not it exists), scopes (403), params and query (422), Idempotency-Key
  * (400), body (422), the route's `prepare` (outside any transaction), then the handler, inside
- * the idempotency transaction where declared, then `afterCommit`. Whatever fails is thrown as a `DomainError`, its fields located (path, query or
- * body); an unexpected failure is logged and becomes `internal_error` (or `service_unavailable`
- * when the database does not answer).
+ * the idempotency transaction where declared, then `afterCommit`. Whatever fails is thrown as a
+ * `DomainError`, its fields located (path, query or body); an unexpected failure is logged and
+ * becomes `internal_error` (or `service_unavailable` when the database does not answer).
  */
 export async function executeRoute(def: RouteDef, call: RouteCall): Promise<RouteOutcome> {
   // what the call carried, so a service's field errors can say where each field came from
