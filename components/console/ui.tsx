@@ -171,8 +171,10 @@ export function Loading({ label = "Loading…" }: { label?: string }) {
       role="status"
       aria-busy="true"
       data-testid="loading-state"
-      className="animate-pulse py-6 text-sm text-slate-500"
+      className="flex items-center gap-2 py-6 text-sm text-slate-600 dark:text-slate-300"
     >
+      {/* the dot pulses, not the words: faded text falls below the contrast its reader needs */}
+      <span aria-hidden="true" className="size-2 animate-pulse rounded-full bg-slate-400" />
       {label}
     </div>
   );
