@@ -1,3 +1,4 @@
+import os from "node:os";
 import path from "node:path";
 import { defineConfig } from "vitest/config";
 
@@ -23,6 +24,10 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: "forks",
+    // The files mostly wait (PostgreSQL, sockets, timers), so a 2-core machine runs two at a time
+    // (Vitest's default is one fewer than the cores: one file at a time there). Tests bound by time
+    // hold beside a second file: their bounds allow for a busy machine (ocpp/handshake-pace.test.ts).
+    maxWorkers: Math.max(2, os.availableParallelism() - 1),
     // next-auth imports "next/server" without an extension, which only a bundler resolves.
     server: { deps: { inline: ["next-auth"] } },
   },

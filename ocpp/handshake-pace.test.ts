@@ -62,14 +62,19 @@ describe("new connections at a pace (OCPP_HANDSHAKES_PER_SECOND)", () => {
 
     const accepted = answers.filter((a) => a.status === 101);
     const refused = answers.filter((a) => a.status !== 101);
-    // one of the flood goes at once and 13 wait their turn; the other 5 are refused as they come, with the wait
-    expect(accepted).toHaveLength(14);
-    expect(refused.map((a) => a.status)).toEqual(Array(5).fill(503));
+    // One of the flood goes at once and 13 wait their turn; the rest are refused as they come, with
+    // the wait. A turn passes every 100 ms, so a flood still arriving after that (a busy machine)
+    // finds one more place in the line per turn: the last refusal tells when the last one arrived.
+    expect(refused.length).toBeGreaterThanOrEqual(3);
+    const arrivedWithinMs = Math.max(...refused.map((r) => r.ms));
+    expect(accepted.length).toBeGreaterThanOrEqual(14);
+    expect(accepted.length).toBeLessThanOrEqual(14 + Math.floor(arrivedWithinMs / 100));
+    expect(refused.map((a) => a.status)).toEqual(Array(refused.length).fill(503));
     for (const r of refused) {
       expect(Number(r.retryAfter)).toBeGreaterThanOrEqual(1);
       expect(r.ms).toBeLessThan(1_000);
     }
-    expect(await refusedForPace()).toBe(refusedBefore + 5);
+    expect(await refusedForPace()).toBe(refusedBefore + refused.length);
     // 15 at 10 a second, one at the start: the last no sooner than 1.4 s (without the pace,
     // all within a few tens of milliseconds)
     const slowest = Math.max(...accepted.map((a) => a.ms), mine.ms);
