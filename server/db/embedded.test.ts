@@ -100,7 +100,9 @@ describe("the embedded PostgreSQL's watchdog", () => {
     // Still serving the process that may have last writes to make.
     expect(await query(url, "SELECT 1 AS one")).toEqual([{ one: 1 }]);
     user.kill("SIGKILL");
+    // PostgreSQL first, then its watchdog exits (a moment later on a busy machine)
     await waitUntil(() => !alive(postgres), 10_000);
+    await waitUntil(() => processesOn(dataDir).length === 0, 10_000).catch(() => {});
     expect(processesOn(dataDir)).toEqual([]);
   });
 });
