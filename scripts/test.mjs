@@ -14,7 +14,7 @@ import fs from "node:fs";
 const steps = [
   [
     ["format", "npx", ["prettier", "--check", "--log-level", "warn", "."]],
-    ["typecheck", "npx", ["tsc", "--noEmit", "-p", "tsconfig.json"]],
+    ["typecheck", "npm", ["run", "--silent", "typecheck"]],
     ["lint", "npx", ["eslint", "--max-warnings", "0", "."]],
     ["migrations", "npx", ["tsx", "--conditions=react-server", "scripts/migrations.ts", "check"]],
   ],
