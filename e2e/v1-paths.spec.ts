@@ -20,7 +20,9 @@ import { startWebProcess, type WebProcess } from "./fixtures/web-process";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const product = () => new URL(loopback(process.env.E2E_BASE_URL!));
-const tenant = () => process.env.E2E_TENANT_ID!;
+/** a project of its own (made in beforeAll): its usage counts and rate limits are this spec's alone */
+let tenantId = "";
+const tenant = () => tenantId;
 const publicHost = () => new URL(process.env.E2E_BASE_URL!).host;
 const productEnv = () => JSON.parse(process.env.E2E_ENV!) as Record<string, string>;
 
@@ -100,7 +102,7 @@ function admin(args: string[]) {
     encoding: "utf8",
   });
   if (res.status !== 0) throw new Error(`admin ${args.join(" ")}: ${res.stderr}`);
-  return JSON.parse(res.stdout) as { api_key: { id: string; secret: string } };
+  return JSON.parse(res.stdout) as { api_key: { id: string; secret: string }; tenant_id?: number };
 }
 
 /** Sends one request to the path before (Next.js) and the lean path, one after the other. */
@@ -154,6 +156,17 @@ test.describe("/v1 on the lean path answers as through Next.js", () => {
       extraEnv: { WEB_V1_VIA_NEXT: "1" },
     });
     oldPort = viaNext.port;
+    tenantId = String(
+      admin([
+        "bootstrap",
+        "--email",
+        `v1-paths-${Date.now().toString(36)}@example.com`,
+        "--team",
+        "V1 paths team",
+        "--project",
+        "V1 paths project",
+      ]).tenant_id,
+    );
     const create = (scopes: string) => {
       const key = admin(["create-key", "--tenant", tenant(), "--scopes", scopes]).api_key;
       keyIds.push(key.id);
