@@ -20,7 +20,7 @@ const ALONE = [
  * PostgreSQL, web and ocpp processes), driven over HTTP and in Debian's Chromium. The other specs
  * share the product the global setup starts, each in tenants, stations and people of its own, two
  * at a time (a file's tests in order): one spec's browser and product kept 0.6–0.8 of a core busy
- * on a 2-core machine, and these specs took 487 s two at a time instead of ~560 s.
+ * on a 2-core machine, and these specs took 487 s two at a time instead of ~560 s (one run each).
  */
 export default defineConfig({
   testDir: ".",

@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 // `npm test`: format, types, lint, migration drift, unit and integration tests (Vitest, real
 // PostgreSQL), then end-to-end tests (Playwright in Debian's Chromium against a production build).
-// The four checks run at once (each is one process, mostly on one core); the test steps run one
-// after the other, each parallel within. Stops at the first failing step and ends with one summary
-// line.
+// The four checks run at once (each is one process, mostly on one core); then Vitest with the
+// console's build beside it; then the end-to-end tests. Stops at the first failing step and ends
+// with one summary line.
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 
