@@ -8,8 +8,20 @@ import type { DomainCertificates } from "./domain-certificates";
 import type { Gateway } from "./gateway";
 import { countInto } from "../server/metrics/registry";
 import { answerUpload } from "./uploads";
+import { healthAnswer, type ProcessHealth } from "./health";
+import type { Member } from "../server/process-group";
 
 export type TlsFiles = { certPath: string; keyPath: string };
+
+/**
+ * With several gateway processes on one port (OCPP_PROCESSES under `npm start`): what `/metrics`
+ * and `/health` answer for the whole group (server/process-group.ts), and this process's name.
+ */
+export type GroupAnswers = {
+  name: string;
+  metricsExposition: () => Promise<string>;
+  gatherHealth: () => Promise<Member<ProcessHealth>[] | null>;
+};
 
 /**
  * The gateway's listener: websocket upgrades at /ocpp/<station name>, `GET /health`, `GET /metrics`
@@ -22,15 +34,15 @@ export function createOcppServer({
   gateway,
   db,
   tls,
-  metricsExposition,
+  group,
 }: {
   gateway: Gateway;
   db: Db;
   tls?: TlsFiles;
-  /** what `/metrics` answers, when not this process's own registry (a group's) */
-  metricsExposition?: () => Promise<string>;
+  /** the group's answers, when this process is one of several */
+  group?: GroupAnswers;
 }) {
-  const handler = ocppRequests(gateway, db, metricsExposition);
+  const handler = ocppRequests(gateway, db, group);
   const server = tls
     ? https.createServer(
         { cert: fs.readFileSync(tls.certPath), key: fs.readFileSync(tls.keyPath) },
@@ -54,13 +66,13 @@ export function createDomainTlsServer({
   db,
   certificates,
   defaultTls,
-  metricsExposition,
+  group,
 }: {
   gateway: Gateway;
   db: Db;
   certificates: Pick<DomainCertificates, "SNICallback">;
   defaultTls?: TlsFiles;
-  metricsExposition?: () => Promise<string>;
+  group?: GroupAnswers;
 }) {
   const server = https.createServer(
     {
@@ -70,41 +82,25 @@ export function createDomainTlsServer({
         key: fs.readFileSync(defaultTls.keyPath),
       }),
     },
-    ocppRequests(gateway, db, metricsExposition),
+    ocppRequests(gateway, db, group),
   );
   server.on("upgrade", (req, socket, head) => gateway.handleUpgrade(req, socket, head));
   return server;
 }
 
-function ocppRequests(
-  gateway: Gateway,
-  db: Db,
-  metricsExposition?: () => Promise<string>,
-): http.RequestListener {
+function ocppRequests(gateway: Gateway, db: Db, group?: GroupAnswers): http.RequestListener {
+  const health = group ? { name: group.name, gather: group.gatherHealth } : undefined;
   return (req, res) => {
     if (req.method === "GET" && req.url === "/health") {
-      db.$queryRaw`SELECT 1`
-        .then(
-          () => 200,
-          () => 503,
+      healthAnswer(gateway, db, health)
+        .then(({ status, body }) =>
+          res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body)),
         )
-        .then((status) => {
-          res.writeHead(status, { "content-type": "application/json" });
-          res.end(
-            JSON.stringify({
-              status: status === 200 ? "ok" : "degraded",
-              database: status === 200 ? "ok" : "unreachable",
-              gateway_id: gateway.id,
-              connections: gateway.connectionCount(),
-              memory_rss_bytes: process.memoryUsage().rss,
-            }),
-          );
-        })
         .catch(() => res.destroy());
       return;
     }
     if (req.method === "GET" && req.url === "/metrics") {
-      metricsAnswer(req.headers.authorization, undefined, metricsExposition)
+      metricsAnswer(req.headers.authorization, undefined, group?.metricsExposition)
         .then(({ status, headers, body }) => res.writeHead(status, headers).end(body))
         .catch(() => res.destroy());
       return;

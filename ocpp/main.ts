@@ -14,9 +14,11 @@ import { envOrExit } from "../server/env";
 import { DEFAULT_QUEUE } from "../server/jobs/define-job";
 import { startJobRunner } from "../server/jobs/runner";
 import { log } from "../server/log";
-import { joinMetricsGroup, PROCESS_NAME_VARIABLE } from "../server/metrics/process-group";
+import { joinMetricsGroup } from "../server/metrics/process-group";
+import { PROCESS_NAME_VARIABLE } from "../server/process-group";
 import { metrics } from "../server/metrics/registry";
 import { createGateway } from "./gateway";
+import { joinHealthGroup } from "./health";
 import { ownHosts } from "../server/ocpp-domains/manage-domains";
 import { startDomainCertificates } from "./domain-certificates";
 import { createAcmeChallengeServer, createDomainTlsServer, createOcppServer } from "./http-server";
@@ -74,15 +76,19 @@ async function main() {
     definitions: [...BACKGROUND_JOBS, ...gateway.jobs],
     queues: [DEFAULT_QUEUE, gateway.queue],
   });
-  // Several processes on one port under `npm start`: a scrape of /metrics answers all of them.
-  const metricsExposition =
-    config.ocppProcesses > 1 && process.connected
-      ? joinMetricsGroup(
-          () => metrics().registry.getMetricsAsJSON(),
-          process.env[PROCESS_NAME_VARIABLE] ?? `ocpp-${process.pid}`,
-        )
-      : undefined;
-  const exposition = metricsExposition ? { metricsExposition } : {};
+  // Several processes on one port under `npm start`: a scrape of /metrics and a probe of /health
+  // answer for all of them.
+  const name = process.env[PROCESS_NAME_VARIABLE] ?? `ocpp-${process.pid}`;
+  const grouped = config.ocppProcesses > 1 && process.connected;
+  const exposition = grouped
+    ? {
+        group: {
+          name,
+          metricsExposition: joinMetricsGroup(() => metrics().registry.getMetricsAsJSON(), name),
+          gatherHealth: joinHealthGroup(gateway),
+        },
+      }
+    : {};
   const server = createOcppServer({ gateway, db: db(), ...exposition, ...(tls ? { tls } : {}) });
   // A reconnect storm opens thousands of connections at once: past the accept queue (Node's
   // default 511) the kernel drops them and each charger waits out a TCP retransmit. The kernel

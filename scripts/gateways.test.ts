@@ -24,6 +24,28 @@ async function scrape(port: number) {
   return parseMetrics(await response.text());
 }
 
+type Health = {
+  status: string;
+  gateway_id: string;
+  connections: number;
+  process: string;
+  processes: {
+    name: string;
+    up: boolean;
+    pid?: number;
+    gateway_id?: string;
+    connections?: number;
+  }[];
+};
+
+/** A probe of the shared port's /health (it too reaches whichever process the kernel picks). */
+async function probe(port: number, timeoutMs = 5_000) {
+  const response = await fetch(`http://127.0.0.1:${port}/health`, {
+    signal: AbortSignal.timeout(timeoutMs),
+  });
+  return { status: response.status, body: (await response.json()) as Health };
+}
+
 let fleet: GatewayFleet | undefined;
 afterAll(async () => {
   await fleet?.stop();
@@ -41,7 +63,7 @@ async function bootedCharger(url: string, name: string) {
 }
 
 describe("several gateway processes under npm start", () => {
-  it("share one port; one killed with SIGKILL is restarted on its own, its chargers reconnect, the other's chargers stay connected; /metrics answers for both", async () => {
+  it("share one port; one killed with SIGKILL is restarted on its own, its chargers reconnect, the other's chargers stay connected; /metrics and /health answer for both", async () => {
     const port = await aFreePort();
     const lines: string[] = [];
     fleet = superviseGateways({
@@ -104,6 +126,33 @@ describe("several gateway processes under npm start", () => {
         }),
       ).toBeGreaterThanOrEqual(onOne.length);
     }
+    // every probe of /health, whichever process takes it, tells about both
+    const answeredBy = new Set<string>();
+    for (let i = 0; i < 6; i++) {
+      const { status, body } = await probe(port);
+      expect(status).toBe(200);
+      expect(body.status).toBe("ok");
+      answeredBy.add(body.process);
+      expect(body.processes).toEqual([
+        expect.objectContaining({
+          name: "ocpp1",
+          up: true,
+          pid: first[0]!.pid,
+          gateway_id: first[0]!.gatewayId,
+          connections: onOne.length,
+        }),
+        expect.objectContaining({
+          name: "ocpp2",
+          up: true,
+          pid: first[1]!.pid,
+          gateway_id: first[1]!.gatewayId,
+          connections: onTwo.length,
+        }),
+      ]);
+      // the process the probe reached, at the top level as with one process
+      const self = body.processes.find((p) => p.name === body.process)!;
+      expect([body.gateway_id, body.connections]).toEqual([self.gateway_id, self.connections]);
+    }
     const started = (samples: ReturnType<typeof parseMetrics>) =>
       sumOf(samples, "process_start_time_seconds", { process: "ocpp1" });
     const firstStart = started(await scrape(port));
@@ -155,6 +204,31 @@ describe("several gateway processes under npm start", () => {
       sumOf(after, "chargecloud_ocpp_connections", { process: "ocpp1" }) +
         sumOf(after, "chargecloud_ocpp_connections", { process: "ocpp2" }),
     ).toBe(CHARGERS);
+    const { body: afterKill } = await probe(port);
+    expect(afterKill.processes.map((p) => [p.name, p.up, p.pid, p.gateway_id])).toEqual([
+      ["ocpp1", true, restarted.pid, restarted.gatewayId],
+      ["ocpp2", true, first[1]!.pid, first[1]!.gatewayId],
+    ]);
+
+    // a stalled process (stopped: it answers nothing) is not up for the one that takes the probe
+    process.kill(first[1]!.pid, "SIGSTOP");
+    try {
+      let degraded: { status: number; body: Health } | undefined;
+      for (let i = 0; i < 20 && !degraded; i++) {
+        // a probe the kernel gives the stopped process waits in its queue: try another connection
+        degraded = await probe(port, 2_000).catch(() => undefined);
+      }
+      expect(degraded?.status).toBe(200);
+      expect(degraded?.body.process).toBe("ocpp1");
+      expect(degraded?.body.status).toBe("degraded");
+      expect(degraded?.body.processes.map((p) => [p.name, p.up])).toEqual([
+        ["ocpp1", true],
+        ["ocpp2", false],
+      ]);
+    } finally {
+      process.kill(first[1]!.pid, "SIGCONT");
+    }
+    await waitUntil(async () => (await probe(port)).body.status === "ok", 10_000);
     await Promise.all([...again, ...chargers].map((c) => c.close({ force: true })));
   }, 180_000);
 });

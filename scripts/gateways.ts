@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
-import { PROCESS_NAME_VARIABLE, serveMetricsGroup } from "../server/metrics/process-group";
+import { PROCESS_NAME_VARIABLE, serveGroup } from "../server/process-group";
 import { supervise, type Backoff, type Supervised } from "./supervise";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
@@ -15,8 +15,8 @@ const ROOT = path.resolve(import.meta.dirname, "..");
  * Names: `ocpp` for one process (as before), `ocpp1` … `ocppN` for several; each start and death is
  * logged under its name with its pid. Each process tells over its IPC channel when it listens and
  * which gateway id it runs as (`listening`), since a probe of the shared port's /health reaches
- * whichever process the kernel picks. For the same reason a scrape of /metrics gathers every
- * process's metrics through this process (server/metrics/process-group.ts).
+ * whichever process the kernel picks. For the same reason a scrape of /metrics and a probe of
+ * /health gather every process's answer through this process (server/process-group.ts).
  */
 export type GatewayProcess = {
   name: string;
@@ -46,7 +46,7 @@ export function superviseGateways(options: {
   backoff?: Backoff;
 }): GatewayFleet {
   const { count, env, log } = options;
-  const metricsGroup = serveMetricsGroup(() =>
+  const group = serveGroup(() =>
     processes.map((p) => ({ name: p.name, child: p.supervised.current() })),
   );
   const processes = Array.from({ length: count }, (_, index): GatewayProcess => {
@@ -62,7 +62,7 @@ export function superviseGateways(options: {
         child.on("message", (message: { ocpp?: string; gateway_id?: string; pid?: number }) => {
           if (message.ocpp === "listening" && message.gateway_id && child.pid)
             listening = { gatewayId: message.gateway_id, pid: child.pid };
-          if (count > 1) metricsGroup(child, message);
+          if (count > 1) group(child, message);
         });
         options.onStart?.(name, child);
       },

@@ -29,9 +29,9 @@ describe("a process group's metrics", () => {
     const one = aProcess(3, [0.005, 0.05]);
     const two = aProcess(7, [0.5]);
     const text = await groupExposition([
-      { name: "ocpp1", metrics: await one.getMetricsAsJSON() },
-      { name: "ocpp2", metrics: await two.getMetricsAsJSON() },
-      { name: "ocpp3", metrics: null },
+      { name: "ocpp1", value: await one.getMetricsAsJSON() },
+      { name: "ocpp2", value: await two.getMetricsAsJSON() },
+      { name: "ocpp3", value: null },
     ]);
     const samples = parseMetrics(text);
     const labels = { outcome: "accepted" };
