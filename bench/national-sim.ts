@@ -29,6 +29,7 @@
  *   `stop` (or stdin closing): exits.
  */
 import fs from "node:fs";
+import os from "node:os";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import readline from "node:readline";
 import type { RPCClient } from "ocpp-rpc";
@@ -53,8 +54,11 @@ type Job = {
   sourceNet: string;
   heartbeatMs: number;
   samplesFile: string;
+  /** this process's scheduling priority (BENCH_SIMULATOR_NICE), when not the default 0 */
+  nice?: number;
 };
 const job = JSON.parse(process.argv[2]!) as Job;
+if (job.nice) os.setPriority(job.nice);
 const names = Array.from({ length: job.count }, (_, i) => `${job.prefix}${job.first + i}`);
 const print = (line: Record<string, unknown>) => process.stdout.write(`${JSON.stringify(line)}\n`);
 /** how late this process's event loop runs (the load generator's own lag, in every round trip) */

@@ -33,7 +33,9 @@
  * pg_stat_statements, each phase's costliest statements in its figures, and phase 1 sampled every
  * BENCH_SAMPLE_SECONDS (default 30): chargers online, CPU per process and PostgreSQL's by kind of
  * process, its costliest statements, so the cost of a new charger can be followed as the network
- * grows). Writes bench/results/national.json.
+ * grows, BENCH_SIMULATOR_NICE default 0: the chargers' simulators' nice value (not the
+ * observers'), so the load generator's work yields the cores to the product's and the observers'
+ * as chargers' own processors would not take them). Writes bench/results/national.json.
  */
 import fs from "node:fs";
 import os from "node:os";
@@ -64,7 +66,10 @@ const START_S = Number(process.env.BENCH_START_SPREAD_SECONDS ?? METER_EVERY_S);
 /** how many chargers take part in phase 3 (the first of each simulator's share; default all) */
 const METER_CHARGERS = Math.min(CHARGERS, Number(process.env.BENCH_METER_CHARGERS ?? CHARGERS));
 const STORM_LIMIT_S = 600;
-/** BENCH_PROFILE=1: a CPU profile of the first gateway over phase 3's steady state (cpu-profile.ts) */
+/**
+ * BENCH_PROFILE=1: a CPU profile of the second gateway (one not killed) over phase 3's steady state,
+ * and again from the kill until the killed one's chargers are back (cpu-profile.ts)
+ */
 const PROFILE = process.env.BENCH_PROFILE === "1";
 const PASSWORD = "national-password-01";
 /** the last phase to run (1 to 4): a partial run writes what it measured */
@@ -74,6 +79,8 @@ const PG_STATEMENTS = process.env.BENCH_PG_STATEMENTS === "1";
 const SAMPLE_S = Number(process.env.BENCH_SAMPLE_SECONDS ?? 30);
 const OBSERVERS = Number(process.env.BENCH_OBSERVERS ?? 1000);
 const OBSERVER_HEARTBEAT_S = Number(process.env.BENCH_OBSERVER_HEARTBEAT_SECONDS ?? 5);
+/** the chargers' simulators' scheduling priority (not the observers'): 0, or up to 19 (lowest) */
+const SIMULATOR_NICE = Number(process.env.BENCH_SIMULATOR_NICE ?? 0);
 
 type Memory = { rss: number; heapUsed: number; heapTotal: number; external: number };
 const mb = (m: Memory) =>
@@ -157,6 +164,7 @@ try {
     gateways: GATEWAYS,
     chargers: CHARGERS,
     stopped_after_phase: STOP_AFTER,
+    simulator_nice: SIMULATOR_NICE,
   };
   const location = await benchLocation(db(), boot.tenant_id);
   const passwordHash = cheapPasswordHash(PASSWORD);
@@ -209,6 +217,7 @@ try {
           sourceNet: `127.${2 + s}`,
           heartbeatMs: HEARTBEAT_S * 1000,
           samplesFile: path.join(samplesDir, `samples-${s}.csv`),
+          ...(SIMULATOR_NICE ? { nice: SIMULATOR_NICE } : {}),
         }),
       );
     }
@@ -434,7 +443,8 @@ try {
       const from = (Date.now() - readingsStart) / 1000;
       const [cpuFrom, rowsFrom, statsFrom] = [cpu(), await countRows(), await postgresCounts()];
       const loadFrom = load();
-      const profiled = PROFILE ? await profileOf([...gatewayPids().values()][0]!) : null;
+      // the second gateway, which phase 4 does not kill and profiles again (one inspector port)
+      const profiled = PROFILE ? await profileOf([...gatewayPids().values()][1]!) : null;
       await sleep(readingsStart + to * 1000 - Date.now());
       const [cpuTo, rowsTo, statsTo] = [cpu(), await countRows(), await postgresCounts()];
       const gatewayProfile = profiled ? summarize(await profiled()) : null;
@@ -572,6 +582,8 @@ try {
     sims.forEach((s) => s.send("mark"));
     observer?.send("mark");
     const victim = [...gatewayPids()][0]!;
+    // BENCH_PROFILE=1: a gateway that is not killed, from just before the kill until all are back
+    const stormProfiled = PROFILE ? await profileOf([...gatewayPids().values()][1]!) : null;
     const phase4Cpu = cpu();
     const killLoad = load();
     const killedAt = Date.now();
@@ -593,6 +605,7 @@ try {
       }
       if (Date.now() - killedAt > STORM_LIMIT_S * 1000) break;
     }
+    const stormProfile = stormProfiled ? summarize(await stormProfiled()) : null;
     // the observers from the kill until the last charger was back (their dropped ones left out)
     const observersDuring = await observed(killedAt);
     // the others' heartbeats over at least one interval from the kill
@@ -604,6 +617,7 @@ try {
       restarted: gatewayPids().get(victim[0]) !== victim[1],
       chargers_dropped: droppedChargers,
       all_back_and_booted_seconds_after_kill: backSeconds,
+      ...(stormProfile ? { other_gateway_cpu_profile: stormProfile } : {}),
       others_heartbeats: {
         before: phase2Heartbeats,
         during,
