@@ -86,7 +86,8 @@ async function authenticateKey(
   const windows = options.windows ?? windowCounts();
   const cached = cache.get(hash, now);
   if (cached) {
-    const count = windows.count(cached.keyId, now);
+    // alone on the database, this process's count of an idle key is still the database's
+    const count = windows.count(cached.keyId, now, cache.alone());
     if (count !== null)
       return { caller: cached, rateLimit: limitState(count, cached.rateLimitPerMinute, now) };
   }

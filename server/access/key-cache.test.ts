@@ -9,7 +9,8 @@ import { WindowCounts, WINDOW_FLUSH_MS } from "../lib/window-counts";
 import { aTenantWithKey } from "../../testing/builders";
 import type { ApiKeyCaller } from "./caller";
 import { authenticateRequest } from "./credentials";
-import { createKeyCache, type KeyCache } from "./key-cache";
+import { closeKeyCache, createKeyCache, type KeyCache } from "./key-cache";
+import { waitUntil } from "../../testing/ocpp";
 
 const url = () => process.env.DATABASE_URL!;
 const closers: (() => Promise<unknown>)[] = [];
@@ -21,7 +22,7 @@ afterEach(async () => {
  * One web process's key handling, on its own: its cache (listening on its own connection), its
  * window counts, and the pool its key lookups go to, which counts the statements sent.
  */
-async function aProcess(options: { retryMs?: number; ttlMs?: number } = {}) {
+async function aProcess(options: { retryMs?: number; ttlMs?: number; aloneCheckMs?: number } = {}) {
   const cache: KeyCache<ApiKeyCaller> = createKeyCache<ApiKeyCaller>({
     databaseUrl: url(),
     ...options,
@@ -306,5 +307,44 @@ describe("rate-limit counts in memory", () => {
       where: { apiKeyId: project.keyId },
     });
     expect(window.count).toBe(12);
+  });
+});
+
+describe("a web process alone on its database", () => {
+  const idle = () => new Promise((resolve) => setTimeout(resolve, WINDOW_FLUSH_MS * 3));
+
+  it("keeps an idle key's count in memory while its listener is the only one; another's start ends that at once", async () => {
+    await closeKeyCache(); // this file's process-wide cache, if a test started it
+    const project = await aTenantWithKey();
+    // counted once, at its start: only the other's notice can end "alone" here
+    const a = await aProcess({ aloneCheckMs: 60_000 });
+    await waitUntil(() => a.cache.alone(), 5_000);
+    const now = Date.UTC(2026, 10, 26, 10, 0, 5);
+    await a.auth(project.key, now); // looked up: 1
+    expect(a.statements()).toBe(1);
+    await idle(); // longer than an idle count stays fresh with others about
+    expect((await a.auth(project.key, now)).rateLimit).toMatchObject({ remaining: 180 - 2 });
+    expect(a.statements()).toBe(1); // counted here: no statement
+    await a.windows.flush();
+
+    const b = await aProcess();
+    await waitUntil(() => !a.cache.alone(), 2_000);
+    for (let i = 0; i < 3; i++) await b.auth(project.key, now); // looked up, then counted there
+    await b.windows.flush();
+    await idle();
+    const before = a.statements();
+    // a asks the database again, which has b's three
+    expect((await a.auth(project.key, now)).rateLimit).toMatchObject({ remaining: 180 - 6 });
+    expect(a.statements()).toBe(before + 1);
+  });
+
+  it("is alone again once the other process's listener is gone", async () => {
+    await closeKeyCache();
+    const a = await aProcess({ aloneCheckMs: 100 });
+    const b = await aProcess({ aloneCheckMs: 100 });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect([a.cache.alone(), b.cache.alone()]).toEqual([false, false]);
+    await b.cache.close();
+    await waitUntil(() => a.cache.alone(), 5_000);
   });
 });

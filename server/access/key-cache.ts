@@ -8,12 +8,20 @@ export const AUTH_CHANNEL = "auth_changes";
 const AUTH_WRITE =
   /^\s*(?:UPDATE|DELETE\s+FROM|INSERT\s+INTO|TRUNCATE(?:\s+TABLE)?)\s+(?:"?public"?\.)?"?(?:api_keys|users|team_members|tenants)\b/i;
 
+/**
+ * The name every key cache's listener gives its session, so a process can count the listeners on
+ * its database (`alone`), and the payload a listener's start notifies the others with.
+ */
+export const LISTENER_NAME = "chargecloud key cache";
+
 export type KeyCacheOptions = {
   databaseUrl: string;
   /** how long an entry is trusted at most, notices or not (a backstop for a lost notice) */
   ttlMs?: number;
   /** the shortest time between two attempts to listen again after the listener failed */
   retryMs?: number;
+  /** how often the listeners on the database are counted (`alone`) */
+  aloneCheckMs?: number;
 };
 
 /**
@@ -27,11 +35,19 @@ export type KeyCacheOptions = {
  *  - a lookup's result is kept only if no notice arrived and the listener stayed up while it ran
  *    (`begin` / `set`), so a row read before a change is never kept after its notice;
  *  - each entry is trusted for `ttlMs` at most.
+ *
+ * It also tells whether this process is the only one on its database with such a listener
+ * (`alone`): each listener names its session `LISTENER_NAME`, counts those sessions in
+ * `pg_stat_activity` when it comes up and every `aloneCheckMs`, and announces itself with a notice
+ * before the process serves (`NOTIFY auth_changes, 'listener'`), which ends "alone" in every other
+ * process at once; a count is applied only if no such notice arrived while it ran. The rate
+ * limit's counts use it (server/lib/window-counts.ts).
  */
 export function createKeyCache<T>({
   databaseUrl,
   ttlMs = 30_000,
   retryMs = 1_000,
+  aloneCheckMs = 5_000,
 }: KeyCacheOptions) {
   const entries = new Map<string, { value: T; at: number }>();
   /** bumped by every notice, by the listener's coming up or going down, and by our own writes */
@@ -42,17 +58,44 @@ export function createKeyCache<T>({
   let lastAttempt = -Infinity;
   let closed = false;
   const noticeWaiters = new Set<() => void>();
+  /** whether the last count of listeners found this one alone (and no listener started since) */
+  let alone = false;
+  /** bumped by every other listener's start notice: a count begun before it is stale */
+  let listenersEpoch = 0;
+  let aloneTimer: NodeJS.Timeout | undefined;
 
   const invalidate = () => {
     epoch++;
     entries.clear();
   };
 
+  /** Counts the listeners on the database; "alone" when this one is the only one. */
+  function countListeners(listener: pg.Client) {
+    const epochAtStart = listenersEpoch;
+    listener
+      .query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM pg_stat_activity
+          WHERE datname = current_database() AND application_name = $1`,
+        [LISTENER_NAME],
+      )
+      .then(
+        ({ rows }) => {
+          if (client === listener && up && epochAtStart === listenersEpoch)
+            alone = rows[0]?.n === 1;
+        },
+        () => (alone = false),
+      );
+  }
+
   function listen() {
     if (up || connecting || closed || Date.now() - lastAttempt < retryMs) return;
     connecting = true;
     lastAttempt = Date.now();
-    const listener = new pg.Client({ connectionString: databaseUrl, keepAlive: true });
+    const listener = new pg.Client({
+      connectionString: databaseUrl,
+      keepAlive: true,
+      application_name: LISTENER_NAME,
+    });
     client = listener;
     let lostOnce = false;
     const lost = (error?: unknown) => {
@@ -61,6 +104,8 @@ export function createKeyCache<T>({
       if (error && !closed) log.warn("key cache listener lost", { error });
       if (client === listener) client = null;
       up = false;
+      alone = false;
+      clearInterval(aloneTimer);
       connecting = false;
       invalidate();
       void listener.end().catch(() => {});
@@ -69,17 +114,29 @@ export function createKeyCache<T>({
     listener.on("end", () => lost());
     listener.on("notification", (message) => {
       if (message.channel !== AUTH_CHANNEL) return;
+      // another listener started (our own start's notice comes back to us too)
+      const own = message.processId === (listener as unknown as { processID?: number }).processID;
+      if (message.payload === "listener" && !own) {
+        listenersEpoch++;
+        alone = false;
+      }
       invalidate();
       for (const wake of noticeWaiters) wake();
     });
     listener
       .connect()
       .then(() => listener.query(`LISTEN ${AUTH_CHANNEL}`))
+      // before this process uses its cache: every other process stops counting on being alone
+      .then(() => listener.query(`NOTIFY ${AUTH_CHANNEL}, 'listener'`))
       .then(() => {
         if (lostOnce) return;
         connecting = false;
         up = !closed;
         invalidate();
+        if (!up) return;
+        countListeners(listener);
+        aloneTimer = setInterval(() => countListeners(listener), aloneCheckMs);
+        aloneTimer.unref();
       })
       .catch(lost);
   }
@@ -116,6 +173,11 @@ export function createKeyCache<T>({
     changed: invalidate,
     /** Whether the cache is in use (its listener is up). */
     listening: () => up,
+    /**
+     * Whether this process's listener is the only one on the database, by the last count (and no
+     * other started since): no other web process counts this database's rate-limit windows.
+     */
+    alone: () => up && alone,
     size: () => entries.size,
     /** the listener's backend process id (tests end it to see the cache fall back) */
     listenerPid: (): number | undefined =>
@@ -147,6 +209,8 @@ export function createKeyCache<T>({
     async close() {
       closed = true;
       up = false;
+      alone = false;
+      clearInterval(aloneTimer);
       invalidate();
       live().delete(cache);
       await client?.end().catch(() => {});

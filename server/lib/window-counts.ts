@@ -19,7 +19,9 @@ type Bucket = {
 /**
  * How old the database's count may be for an attempt to be counted in memory: a bucket this
  * process did not write for longer (it was idle for it) is asked of the database again, so its
- * first attempt after a pause sees what the other processes counted meanwhile.
+ * first attempt after a pause sees what the other processes counted meanwhile. Not when the
+ * process is alone on its database (`count`'s `alone`): no one else counts, so its own count is
+ * the database's.
  */
 const FRESH_MS = 2.5 * WINDOW_FLUSH_MS;
 
@@ -32,11 +34,14 @@ const FRESH_MS = 2.5 * WINDOW_FLUSH_MS;
  * Every `WINDOW_FLUSH_MS` one statement adds the unwritten counts (`INSERT … ON CONFLICT DO
  * UPDATE`) and returns the totals, which carry the other processes' attempts back.
  *
- * With one process the count is exact. With several, a process sees the others' attempts only
- * once they flushed them and it flushed its own since (a busy process flushes every interval; an
- * idle one asks the database again at its next attempt, `FRESH_MS`): so together they can admit
- * past the limit what the others admitted of the key in the last ~200 ms, at most. A flush
- * that fails keeps its counts for the next; a crash loses at most the last interval's.
+ * With one process the count is exact, and a bucket stays in memory however long the key is idle
+ * in the window (the caller says the process is alone: its key cache's listener is the only one on
+ * the database), so a key used once a second costs no statement either. With several, a process
+ * sees the others' attempts only once they flushed them and it flushed its own since (a busy
+ * process flushes every interval; an idle one asks the database again at its next attempt,
+ * `FRESH_MS`): so together they can admit past the limit what the others admitted of the key in
+ * the last ~200 ms, at most. A flush that fails keeps its counts for the next; a crash loses at
+ * most the last interval's.
  */
 export class WindowCounts {
   private buckets = new Map<string, Bucket>();
@@ -62,12 +67,15 @@ export class WindowCounts {
   /**
    * Counts one attempt in memory and returns its count in the window, or null when this process
    * does not know the bucket's count in the current window (the caller asks the database then).
+   * `alone`: no other process counts these buckets in the database now (then a bucket idle past
+   * `FRESH_MS` is still known).
    */
-  count(bucket: string, now: number): number | null {
+  count(bucket: string, now: number, alone = false): number | null {
     const window = windowStart(now).getTime();
     this.current = Math.max(this.current, window);
     const state = this.buckets.get(bucket);
-    if (!state || state.window !== window || Date.now() - state.syncedAt > FRESH_MS) return null;
+    if (!state || state.window !== window) return null;
+    if (!alone && Date.now() - state.syncedAt > FRESH_MS) return null;
     state.pending++;
     this.schedule();
     return state.known + state.pending;
