@@ -6,6 +6,8 @@
  * the same build on the same database with `WEB_V1_VIA_NEXT=1` (through Next.js's route handler,
  * the path before). With BENCH_PROFILE=1, then a CPU profile of one more web process per path
  * under the station read, summarized by self time per part of the stack (bench/cpu-profile.ts).
+ * Last, the station read once more with the other web process stopped (`alone`): the product's web
+ * process alone on its database, as `npm start` runs it.
  * Run: `npm run bench -- api-read` (builds the app on first use). Writes bench/results/api-read.json.
  */
 import os from "node:os";
@@ -218,6 +220,23 @@ try {
       await profiled.stop();
     }
   }
+  // The product as `npm start` runs it: its web process alone on the database (the one through
+  // Next.js stopped), so its rate-limit counts keep idle keys in memory (server/access/README.md).
+  await viaNext.stop();
+  // the key cache recounts the listeners on the database every 5 s
+  await new Promise((resolve) => setTimeout(resolve, 6_000));
+  await runLoad({ url: `${base}${stationPath}`, concurrency: 4, seconds: 2, headers: withKey });
+  const alonePhase = newPhase("web");
+  await slice(alonePhase, (samples) =>
+    runLoad({
+      url: `${base}${stationPath}`,
+      concurrency: CONCURRENCY,
+      seconds: SECONDS,
+      headers: withKey,
+      samples,
+    }),
+  );
+  const alone = summary(alonePhase);
   writeResult("api-read", {
     benchmark: "api-read",
     date: new Date().toISOString(),
@@ -237,6 +256,8 @@ try {
           (viaNextResult.get_station.cpu_ms_per_request.web ?? 1),
       ),
     },
+    // the station read again with the product's web process alone on the database
+    alone: { get_station: alone },
     ...(PROFILE ? { profiles } : {}),
   });
 } finally {
