@@ -93,7 +93,8 @@ const keys: Record<"full" | "readOnly" | "limited", { old: string; new: string }
   limited: { old: "", new: "" },
 };
 
-function admin(args: string[]) {
+/** `npm run admin`'s JSON answer: `bootstrap` gives `tenant_id`, `create-key` gives `api_key`. */
+function admin<T = unknown>(args: string[]): T {
   const env = { ...process.env, ...productEnv() };
   delete env.NODE_OPTIONS;
   const res = spawnSync("npm", ["run", "--silent", "admin", "--", ...args], {
@@ -102,7 +103,7 @@ function admin(args: string[]) {
     encoding: "utf8",
   });
   if (res.status !== 0) throw new Error(`admin ${args.join(" ")}: ${res.stderr}`);
-  return JSON.parse(res.stdout) as { api_key: { id: string; secret: string }; tenant_id?: number };
+  return JSON.parse(res.stdout) as T;
 }
 
 /** Sends one request to the path before (Next.js) and the lean path, one after the other. */
@@ -182,7 +183,7 @@ test.describe("/v1 on the lean path answers as through Next.js", () => {
     });
     oldPort = viaNext.port;
     tenantId = String(
-      admin([
+      admin<{ tenant_id: number }>([
         "bootstrap",
         "--email",
         `v1-paths-${Date.now().toString(36)}@example.com`,
@@ -193,7 +194,13 @@ test.describe("/v1 on the lean path answers as through Next.js", () => {
       ]).tenant_id,
     );
     const create = (scopes: string) => {
-      const key = admin(["create-key", "--tenant", tenant(), "--scopes", scopes]).api_key;
+      const key = admin<{ api_key: { id: string; secret: string } }>([
+        "create-key",
+        "--tenant",
+        tenant(),
+        "--scopes",
+        scopes,
+      ]).api_key;
       keyIds.push(key.id);
       return key;
     };
