@@ -146,10 +146,22 @@ try {
   const withKey = (i: number) => ({ authorization: `Bearer ${keys[i % KEYS]}` });
   // The baseline: the app's cheapest /v1 route, so both sides pay for the router alike.
   const paths = { lean: base, via_next: nextBase };
-  // warm up every route on both paths (JIT, connection pools)
+  /** One slice of the station read on a path, its latencies added to `samples`. */
+  const stationRead = (root: string, seconds: number) => (samples: number[]) =>
+    runLoad({
+      url: `${root}${stationPath}`,
+      concurrency: CONCURRENCY,
+      seconds,
+      headers: withKey,
+      samples,
+    });
+  /** Warms a path's station read up (JIT, connection pools, the key cache). */
+  const warmRead = (root: string) =>
+    runLoad({ url: `${root}${stationPath}`, concurrency: 4, seconds: 2, headers: withKey });
+  // warm up every route on both paths
   for (const root of Object.values(paths)) {
     await runLoad({ url: `${root}/v1`, concurrency: 4, seconds: 2 });
-    await runLoad({ url: `${root}${stationPath}`, concurrency: 4, seconds: 2, headers: withKey });
+    await warmRead(root);
   }
   const loadAtStart = os.loadavg();
   // The routes and paths take turns in short slices, so a change in the machine's other load
@@ -168,15 +180,7 @@ try {
           samples,
         }),
       );
-      await slice(phases[name].read, (samples) =>
-        runLoad({
-          url: `${root}${stationPath}`,
-          concurrency: CONCURRENCY,
-          seconds: SECONDS / ROUNDS,
-          headers: withKey,
-          samples,
-        }),
-      );
+      await slice(phases[name].read, stationRead(root, SECONDS / ROUNDS));
     }
   }
   const loadAtEnd = os.loadavg();
@@ -225,17 +229,9 @@ try {
   await viaNext.stop();
   // the key cache recounts the listeners on the database every 5 s
   await new Promise((resolve) => setTimeout(resolve, 6_000));
-  await runLoad({ url: `${base}${stationPath}`, concurrency: 4, seconds: 2, headers: withKey });
+  await warmRead(base);
   const alonePhase = newPhase("web");
-  await slice(alonePhase, (samples) =>
-    runLoad({
-      url: `${base}${stationPath}`,
-      concurrency: CONCURRENCY,
-      seconds: SECONDS,
-      headers: withKey,
-      samples,
-    }),
-  );
+  await slice(alonePhase, stationRead(base, SECONDS));
   const alone = summary(alonePhase);
   writeResult("api-read", {
     benchmark: "api-read",
