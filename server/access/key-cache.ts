@@ -14,6 +14,9 @@ const AUTH_WRITE =
  */
 export const LISTENER_NAME = "chargecloud key cache";
 
+/** A client's PostgreSQL backend process id (pg sets `processID` on connecting; not in its types). */
+const backendPid = (client: pg.Client) => (client as unknown as { processID?: number }).processID;
+
 export type KeyCacheOptions = {
   databaseUrl: string;
   /** how long an entry is trusted at most, notices or not (a backstop for a lost notice) */
@@ -115,7 +118,7 @@ export function createKeyCache<T>({
     listener.on("notification", (message) => {
       if (message.channel !== AUTH_CHANNEL) return;
       // another listener started (our own start's notice comes back to us too)
-      const own = message.processId === (listener as unknown as { processID?: number }).processID;
+      const own = message.processId === backendPid(listener);
       if (message.payload === "listener" && !own) {
         listenersEpoch++;
         alone = false;
@@ -180,8 +183,7 @@ export function createKeyCache<T>({
     alone: () => up && alone,
     size: () => entries.size,
     /** the listener's backend process id (tests end it to see the cache fall back) */
-    listenerPid: (): number | undefined =>
-      up ? (client as unknown as { processID?: number } | null)?.processID : undefined,
+    listenerPid: (): number | undefined => (up && client ? backendPid(client) : undefined),
     /** Starts listening now, and resolves once listening (or after `ms`, if it cannot). */
     async ready(ms = 5_000): Promise<boolean> {
       const deadline = Date.now() + ms;
